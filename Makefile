@@ -1,0 +1,112 @@
+# uibt: Intel CET Indirect Branch Tracking for Linux user space.
+#
+#   make run     build everything, boot the patched kernel into the demo
+#   make test    build everything, run the suite on every platform
+#
+# Everything is built in build/ (ignored by git); logs go to build/logs/.
+# See README.md.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := test
+
+TOP := $(CURDIR)
+B := $(TOP)/build
+KSRC := $(B)/linux
+KOUT := $(B)/kbuild
+GUEST := $(B)/guest
+LOGDIR := $(B)/logs
+NPROC := $(shell nproc)
+
+KIMG := $(KOUT)/arch/x86/boot/bzImage
+INITRD := $(GUEST)/initramfs.cpio.gz
+FRAGMENTS ?= $(sort $(wildcard config/*.config))
+LINUX_PATCHES := $(wildcard patches/linux/*.patch) patches/linux/series
+HARNESS := python3 harness/uibt.py
+
+# Progress for long steps: what runs and where its log is.
+step = @echo "uibt: $(1) (log: $(patsubst $(TOP)/%,%,$(2)))"
+
+.PHONY: all build deps test run kernel guest linux-tree qemu-tree \
+	export-linux export-qemu clean distclean help
+
+all: test
+
+help:
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+
+# --- set-up -----------------------------------------------------------------
+deps: $(B)/.deps
+$(B)/.deps: scripts/deps.sh
+	@mkdir -p $(B)
+	@scripts/deps.sh
+	@touch $@
+
+# The kernel tree: Debian's source, a base commit, the series applied with
+# git am.  scripts/tree.sh is cheap when nothing changed, so it always runs;
+# it touches build/linux/.git/uibt-series only when the series changed.
+linux-tree: $(B)/.deps
+	@scripts/tree.sh linux
+
+# --- kernel -----------------------------------------------------------------
+kernel: linux-tree
+	@$(MAKE) --no-print-directory kernel-build
+
+$(KOUT)/.config: $(FRAGMENTS) scripts/kconfig.sh $(KSRC)/.git/uibt-series
+	$(call step,configuring the kernel (tinyconfig + $(FRAGMENTS)),$(LOGDIR)/kconfig.log)
+	@mkdir -p $(LOGDIR)
+	@scripts/kconfig.sh $(KSRC) $(KOUT) $(FRAGMENTS) >$(LOGDIR)/kconfig.log 2>&1 || \
+		{ cat $(LOGDIR)/kconfig.log; rm -f $@; exit 1; }
+
+.PHONY: kernel-build
+kernel-build: $(KOUT)/.config
+	$(call step,building the kernel (a few minutes cold),$(LOGDIR)/kernel.log)
+	@$(MAKE) -C $(KSRC) O=$(KOUT) -j$(NPROC) bzImage modules >$(LOGDIR)/kernel.log 2>&1 || \
+		{ tail -30 $(LOGDIR)/kernel.log; echo "uibt: kernel build failed; log: build/logs/kernel.log"; exit 1; }
+
+# --- guest ------------------------------------------------------------------
+guest: kernel
+	$(call step,building guest programs and the initramfs,$(GUEST)/build.log)
+	@scripts/guest.sh $(KSRC) $(KOUT) $(GUEST)
+
+$(GUEST)/uibt-%.iso: $(INITRD) $(KIMG) scripts/iso.sh harness/uibt.py
+	$(call step,making the Bochs ISO $(notdir $@),$@)
+	@scripts/iso.sh $(KIMG) $(INITRD) $@ "$$($(HARNESS) cmdline $*)"
+
+# The ISOs depend on files the phony guest target refreshes: make them in a
+# second pass so that make sees the new timestamps.
+build: guest
+	@$(MAKE) --no-print-directory isos insn
+
+.PHONY: isos insn
+isos: $(GUEST)/uibt-test.iso $(GUEST)/uibt-demo-batch.iso
+
+# The instruction-level test image (multiboot ELF for QEMU, ISO for Bochs).
+insn: $(B)/.deps
+	$(call step,building the instruction-level test image,$(B)/cet-insn/build.log)
+	@mkdir -p $(B)/cet-insn
+	@$(MAKE) -C tests/cet-insn O=$(B)/cet-insn >$(B)/cet-insn/build.log 2>&1 || \
+		{ cat $(B)/cet-insn/build.log; exit 1; }
+
+# --- run and test -------------------------------------------------------------
+PLATFORM ?= qemu
+run: build
+	@$(HARNESS) run --platform $(PLATFORM)
+
+test: build
+	@$(HARNESS) test --selftest $(if $(PLATFORMS),--platforms $(PLATFORMS))
+
+# --- working on the series ----------------------------------------------------
+# Export the commits on top of "base" in build/NAME to patches/NAME.
+export-linux export-qemu: export-%:
+	@test -d $(B)/$*/.git || { echo "uibt: no tree build/$*"; exit 1; }
+	@rm -f patches/$*/*.patch
+	@git -C $(B)/$* format-patch -q -o $(TOP)/patches/$* base..HEAD
+	@cd patches/$* && ls *.patch 2>/dev/null >series || : >series
+	@echo "uibt: exported $$(wc -l <patches/$*/series) patches to patches/$*"
+
+clean:
+	rm -rf $(GUEST) $(LOGDIR)
+
+distclean:
+	rm -rf $(B)

@@ -1,0 +1,220 @@
+"""Parse a guest console log: KTAP results and kernel incidents.
+
+The guest's run-tests prints one top-level KTAP document; each test program's
+own KTAP output is nested above its top-level result, indented by two spaces.
+Kernel messages share the console; the guest writes "uibt: begin NAME" and
+"uibt: end NAME" to /dev/kmsg around each program, so that a WARN, BUG, oops
+or "Missing ENDBR" can be charged to the program that was running.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+RESULT = re.compile(r"^(not ok|ok) (\d+)(?: -)?\s*([^#]*?)\s*(?:#\s*(.*))?$")
+PLAN = re.compile(r"^1\.\.(\d+)")
+
+# Lines that mean the kernel is unhappy.  Anything matching here fails the
+# test that was running (or the boot), unless that test or the platform
+# declares it expected.
+INCIDENT = re.compile(
+    r"(WARNING: CPU: \d+ PID: \d+ at|BUG: |Oops: |Kernel panic - not syncing|"
+    r"Missing ENDBR|general protection fault|KASAN: |UBSAN: |"
+    r"IBT selftest: Failed|kernel BUG at|Unable to handle kernel|"
+    r"stack segment|double fault|RIP: 0010:|Code: [0-9a-f]{2} )")
+# The follow-up lines of a WARN or an oops: they belong to the incident
+# already counted, not to a new one.
+INCIDENT_FOLLOWUP = re.compile(r"(RIP: 0010:|Code: [0-9a-f]{2} )")
+
+BEGIN = re.compile(r"uibt: begin (\S+)")
+END = re.compile(r"uibt: end (\S+)")
+DONE = "uibt: done"
+
+
+@dataclass
+class Result:
+    """One counted result: a leaf test of a program, or a whole program."""
+    program: str
+    name: str
+    status: str  # "pass", "fail" or "skip"
+    reason: str = ""
+
+    def line(self):
+        s = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}[self.status]
+        tail = f"  ({self.reason})" if self.reason else ""
+        return f"{s}  {self.program}: {self.name}{tail}"
+
+
+@dataclass
+class Program:
+    name: str
+    status: str = "missing"  # "pass", "fail", "skip" or "missing"
+    reason: str = ""
+    subtests: list = field(default_factory=list)  # [(status, name, reason)]
+    plan: int = None
+
+
+@dataclass
+class Incident:
+    program: str  # the test running at the time, or "boot"
+    line: str
+
+
+@dataclass
+class Console:
+    programs: dict = field(default_factory=dict)  # name -> Program, in order
+    plan: int = None
+    incidents: list = field(default_factory=list)
+    done: bool = False
+
+
+def _status(okword, directive):
+    if directive and directive.upper().startswith("SKIP"):
+        return "skip", directive[4:].strip(" :")
+    if okword == "ok":
+        return "pass", ""
+    return "fail", directive or ""
+
+
+def strip_kernel_prefix(line):
+    """Drop a printk timestamp, should the kernel be built with one."""
+    return re.sub(r"^\[\s*\d+\.\d+\]\s?", "", line)
+
+
+def parse(text, flat=None, done=DONE):
+    """Parse a console log into a Console.
+
+    flat: the name of the one program whose plain (not nested) KTAP output
+    the log holds, as the instruction-level test image prints it.
+    done: the line the guest prints when it has finished.
+    """
+    con = Console()
+    pending = []   # nested results seen since the last top-level result
+    sub_plan = None
+    running = "boot"
+    in_incident = False
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        bare = strip_kernel_prefix(line)
+        m = BEGIN.search(bare)
+        if m:
+            running = m.group(1)
+            in_incident = False
+            continue
+        if END.search(bare):
+            running = "boot"
+            in_incident = False
+            continue
+        if bare.strip() == done:
+            con.done = True
+            continue
+        if INCIDENT.search(bare):
+            if INCIDENT_FOLLOWUP.search(bare) and in_incident:
+                continue
+            con.incidents.append(Incident(running, bare.strip()))
+            in_incident = True
+            continue
+        if line.startswith("  "):
+            inner = line[2:]
+            if inner.startswith("  ") or inner.startswith("#"):
+                continue  # deeper nesting and comments belong to the program
+            m = PLAN.match(inner)
+            if m:
+                sub_plan = int(m.group(1))
+                continue
+            m = RESULT.match(inner)
+            if m:
+                st, why = _status(m.group(1), m.group(4))
+                pending.append((st, m.group(3) or f"test {m.group(2)}", why))
+            continue
+        m = PLAN.match(line)
+        if m and con.plan is None:
+            con.plan = int(m.group(1))
+            continue
+        m = RESULT.match(line)
+        if m:
+            name = m.group(3)
+            st, why = _status(m.group(1), m.group(4))
+            con.programs[name] = Program(name, st, why, pending, sub_plan)
+            pending, sub_plan = [], None
+    if flat:
+        subs = [(p.status, p.name, p.reason) for p in con.programs.values()]
+        status = "fail" if any(s == "fail" for s, _n, _r in subs) else "pass"
+        con.programs = {flat: Program(flat, status, "", subs, con.plan)}
+        con.plan = 1
+    return con
+
+
+def results(con, manifest, features, boot_allowed=(), skip_allowed=()):
+    """Turn a parsed console into counted Results.
+
+    manifest: [(program, needs, [allowed regexes])] in run order.
+    features: the set of features the platform must provide.
+    boot_allowed: regexes of kernel messages expected outside any test.
+    skip_allowed: skip reasons (prefixes) the platform may give even for what
+    it provides: documented deviations of an emulator.
+    """
+    out = []
+    # A program the guest ran but the manifest does not list still counts.
+    listed = {prog for prog, _n, _a in manifest}
+    manifest = list(manifest) + [(p, "-", []) for p in con.programs if p not in listed]
+
+    def needs_ok(needs, status, reason=""):
+        """Apply the platform contract to one result."""
+        if needs in ("-", ""):
+            return status, ""
+        want = needs.lstrip("!")
+        has = (want in features) != needs.startswith("!")
+        if has and status == "skip" and not reason.startswith(tuple(skip_allowed)):
+            return "fail", f"skipped, but this platform must provide {needs}"
+        if not has and status == "pass":
+            return "fail", f"passed, but this platform lacks {needs}: it cannot have checked it"
+        return status, ""
+
+    for prog, needs, _allowed in manifest:
+        p = con.programs.get(prog)
+        if p is None:
+            out.append(Result(prog, "(program)", "fail",
+                              "no result: the guest died or hung before it finished"))
+            continue
+        failed_sub = False
+        for st, name, why in p.subtests:
+            st2, why2 = needs_ok(needs, st, why)
+            failed_sub |= st2 == "fail"
+            out.append(Result(prog, name, st2, why2 or why))
+        if p.plan is not None and len(p.subtests) != p.plan:
+            out.append(Result(prog, "(plan)", "fail",
+                              f"planned {p.plan} tests, reported {len(p.subtests)}"))
+        if not p.subtests:
+            st2, why2 = needs_ok(needs, p.status, p.reason)
+            out.append(Result(prog, "(program)", st2, why2 or p.reason))
+        elif p.status == "fail" and not failed_sub:
+            out.append(Result(prog, "(exit)", "fail", p.reason or "exited non-zero"))
+
+    allowed = {prog: [re.compile(a) for a in al] for prog, _n, al in manifest}
+    allowed["boot"] = [re.compile(a) for a in boot_allowed]
+    for inc in con.incidents:
+        pats = allowed.get(inc.program, [])
+        if any(p.search(inc.line) for p in pats):
+            continue
+        out.append(Result(inc.program, "(kernel log)", "fail", inc.line))
+
+    if not con.done:
+        out.append(Result("guest", "(finished)", "fail",
+                          "the guest never said it was done (panic, hang or timeout)"))
+    return out
+
+
+def load_manifest(path):
+    """Read guest/tests: 'program needs [allowed|allowed...]' per line."""
+    manifest = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(None, 2)
+            prog = parts[0]
+            needs = parts[1] if len(parts) > 1 else "-"
+            allowed = parts[2].split("|") if len(parts) > 2 else []
+            manifest.append((prog, needs, [a.strip() for a in allowed]))
+    return manifest

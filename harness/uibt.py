@@ -1,0 +1,380 @@
+#!/usr/bin/env python3
+"""uibt harness: boot the test kernel on each platform and report results.
+
+  uibt.py test [--platforms a,b] [--selftest]   boot, run the suite, summarise
+  uibt.py run [--platform p]                    boot into the demo and a shell
+
+The Makefile builds everything first (kernel, initramfs, ISO, emulators); this
+script only boots and judges.  Platforms are data: harness/platforms.json.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(TOP, "build")
+LOGS = os.path.join(BUILD, "logs")
+KERNEL = os.path.join(BUILD, "kbuild", "arch", "x86", "boot", "bzImage")
+INITRD = os.path.join(BUILD, "guest", "initramfs.cpio.gz")
+MANIFEST = os.path.join(TOP, "guest", "tests")
+PLATFORMS = os.path.join(TOP, "harness", "platforms.json")
+INSN_ELF = os.path.join(BUILD, "cet-insn", "cet-insn.elf")
+INSN_ISO = os.path.join(BUILD, "cet-insn", "cet-insn.iso")
+
+# What a boot runs: the Linux test kernel with its initramfs, or the
+# instruction-level test image (tests/cet-insn), which programs the CET MSRs
+# itself and prints one flat KTAP document.
+SUITES = {
+    "linux": {"done": "uibt: done", "flat": None},
+    "cet-insn": {"done": "cet-insn: done", "flat": "cet-insn",
+                 "manifest": [("cet-insn", "ibt", [])]},
+}
+
+CMDLINE = "console=ttyS0 panic=-1 ibt=warn no5lvl printk.devkmsg=on"
+
+
+def cmdline_for(mode):
+    """The kernel command line of a boot; the Bochs ISOs are made with it."""
+    extra = " uibt.shell=no" if mode == "demo-batch" else ""
+    mode = "demo" if mode == "demo-batch" else mode
+    return f"{CMDLINE} uibt.mode={mode}{extra}"
+
+print_lock = threading.Lock()
+
+
+def say(msg):
+    with print_lock:
+        print(msg, flush=True)
+
+
+def die(msg):
+    say(f"uibt: {msg}")
+    sys.exit(2)
+
+
+def load_platforms():
+    with open(PLATFORMS) as f:
+        plats = json.load(f)
+    for name, plat in plats.items():
+        plat["name"] = name
+    return plats
+
+
+def require(path, what):
+    if not os.path.exists(path):
+        die(f"{what} is missing ({os.path.relpath(path, TOP)}): run 'make test' "
+            "(or 'make build') first")
+
+
+# --- booting ---------------------------------------------------------------
+
+def qemu_cmd(plat, suite, mode, console, extra_cmdline="", interactive=False):
+    qemu = plat["qemu"]
+    if "/" in qemu:
+        qemu = os.path.join(TOP, qemu)
+    cmd = [qemu, "-nodefaults", "-accel", "tcg", "-cpu", plat["cpu"],
+           "-no-reboot", "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
+           "-nic", "none"]
+    if suite == "linux":
+        cmdline = f"{cmdline_for(mode)} {extra_cmdline}".strip()
+        cmd += ["-m", "512", "-kernel", KERNEL, "-initrd", INITRD,
+                "-append", cmdline]
+    else:
+        cmd += ["-m", "64", "-kernel", INSN_ELF, "-append", f"platform={plat['name']}"]
+    if interactive:
+        cmd += ["-nographic", "-serial", "mon:stdio"]
+    else:
+        cmd += ["-display", "none", "-monitor", "none",
+                "-serial", f"file:{console}"]
+    return cmd
+
+
+def bochs_files(plat, workdir, iso, console):
+    """Write a bochsrc and a debugger command file; return the command."""
+    rc = os.path.join(workdir, "bochsrc")
+    cmds = os.path.join(workdir, "bochs.cmds")
+    with open(rc, "w") as f:
+        f.write(f"""megs: 256
+cpu: model={plat['cpu_model']}, ips=100000000
+romimage: file=/usr/share/bochs/BIOS-bochs-latest
+vgaromimage: file=/usr/share/vgabios/vgabios.bin
+ata0-master: type=cdrom, path={iso}, status=inserted
+boot: cdrom
+com1: enabled=1, mode=file, dev={console}
+clock: sync=none, time0=1
+display_library: term
+log: {os.path.join(workdir, 'bochs.log')}
+panic: action=fatal
+error: action=report
+info: action=ignore
+""")
+    with open(cmds, "w") as f:
+        f.write("c\nquit\n")
+    # The compiled-in debugger wants a command file; the term display wants a
+    # terminal, which script(1) provides.
+    inner = f"bochs -q -f {rc} -rc {cmds}"
+    return ["script", "-qfc", inner, "/dev/null"]
+
+
+def boot(name, plat, suite, mode, workdir, extra_cmdline="", timeout=None,
+         progress=True):
+    """Boot one platform non-interactively; return the console text."""
+    os.makedirs(workdir, exist_ok=True)
+    console = os.path.join(workdir, "console.log")
+    if os.path.exists(console):
+        os.unlink(console)
+    open(console, "w").close()
+    if plat["kind"] == "qemu":
+        cmd = qemu_cmd(plat, suite, mode, console, extra_cmdline)
+    elif plat["kind"] == "bochs":
+        if suite == "linux":
+            iso = os.path.join(BUILD, "guest", f"uibt-{mode}.iso")
+        else:
+            iso = INSN_ISO
+        require(iso, "the Bochs ISO")
+        if extra_cmdline:
+            die("extra kernel arguments are not supported on Bochs (the ISO fixes them)")
+        cmd = bochs_files(plat, workdir, iso, console)
+    else:
+        die(f"platform {name}: unknown kind {plat['kind']}")
+    done = re.compile(r"^" + re.escape(SUITES[suite]["done"]) + r"\s*$", re.M)
+    timeout = timeout or plat.get("timeout", 600)
+    emu_log = open(os.path.join(workdir, "emulator.log"), "w")
+    with open(os.path.join(workdir, "command"), "w") as f:
+        f.write(" ".join(cmd) + "\n")
+    start = time.time()
+    proc = subprocess.Popen(cmd, stdout=emu_log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, cwd=workdir,
+                            start_new_session=True)
+    last_report = start
+    ended = "timeout"
+    while time.time() - start < timeout:
+        if proc.poll() is not None:
+            ended = "exited"
+            break
+        with open(console, errors="replace") as f:
+            text = f.read()
+        if done.search(text):
+            ended = "done"
+            break
+        if "Kernel panic - not syncing" in text and plat["kind"] == "bochs":
+            time.sleep(1)  # let the panic message reach the log
+            ended = "panic"
+            break
+        if progress and time.time() - last_report > 30:
+            last_report = time.time()
+            n = len(re.findall(r"^(?:not )?ok \d+", text, re.M))
+            say(f"  [{name}] {suite}: {int(time.time() - start)} s, {n} results so far")
+        time.sleep(0.2)
+    if proc.poll() is None:
+        os.killpg(proc.pid, 15)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    emu_log.close()
+    elapsed = time.time() - start
+    with open(console, errors="replace") as f:
+        text = f.read()
+    if ended == "timeout":
+        text += f"\nuibt-harness: timeout after {timeout} s\n"
+    return text, elapsed
+
+
+# --- judging ---------------------------------------------------------------
+
+def judge(plat, suite, text):
+    spec = SUITES[suite]
+    manifest = spec.get("manifest") or ktap.load_manifest(MANIFEST)
+    con = ktap.parse(text, flat=spec["flat"], done=spec["done"])
+    return ktap.results(con, manifest, set(plat.get("features", [])),
+                        plat.get("boot_allowed_log", []),
+                        plat.get("skip_allowed", []))
+
+
+def count(results):
+    c = {"pass": 0, "fail": 0, "skip": 0}
+    for r in results:
+        c[r.status] += 1
+    return c
+
+
+def write_results(workdir, results):
+    path = os.path.join(workdir, "results.txt")
+    with open(path, "w") as f:
+        for r in results:
+            f.write(r.line() + "\n")
+    return path
+
+
+def run_platform(name, plat, out):
+    """Boot every suite on one platform; out[name] = (results, seconds)."""
+    res, total = [], 0.0
+    for suite in ("cet-insn", "linux"):
+        workdir = os.path.join(LOGS, name if suite == "linux" else f"{name}-{suite}")
+        say(f"uibt: {name}: booting {suite} ({plat['description']}); console: "
+            f"{os.path.relpath(os.path.join(workdir, 'console.log'), TOP)}")
+        text, elapsed = boot(name, plat, suite, "test", workdir)
+        r = judge(plat, suite, text)
+        path = write_results(workdir, r)
+        c = count(r)
+        say(f"uibt: {name}: {suite} finished in {elapsed:.0f} s: {c['pass']} passed, "
+            f"{c['fail']} failed, {c['skip']} skipped "
+            f"(details: {os.path.relpath(path, TOP)})")
+        res += r
+        total += elapsed
+    out[name] = (res, total)
+
+
+def harness_selftest(plats):
+    """Check that the harness itself catches failures.
+
+    Unit tests of the KTAP and log parser, then two real boots on stock QEMU
+    with a deliberately failing test and with a guest that panics: the
+    harness must judge both as failed.
+    """
+    res = []
+    suite = unittest.defaultTestLoader.loadTestsFromName("test_ktap")
+    ids = [t.id() for t in _iter_tests(suite)]  # a run empties the suite
+    runner = unittest.TextTestRunner(stream=open(os.devnull, "w"))
+    outcome = runner.run(suite)
+    bad = {t.id(): "".join(tb.splitlines()[-1:]) for t, tb in
+           outcome.failures + outcome.errors}
+    for tid in ids:
+        res.append(ktap.Result("harness", tid.split(".", 1)[1],
+                               "fail" if tid in bad else "pass",
+                               bad.get(tid, "")))
+
+    plat = plats["qemu"]
+    for inject, expect in (("fail", "injected failure"),
+                           ("panic", "Kernel panic")):
+        workdir = os.path.join(LOGS, f"harness-inject-{inject}")
+        text, _ = boot("qemu", plat, "linux", "test", workdir,
+                       extra_cmdline=f"uibt.inject={inject}", progress=False)
+        judged = judge(plat, "linux", text)
+        caught = [r for r in judged if r.status == "fail"]
+        ok = bool(caught) and any(expect in (r.name + r.reason) for r in caught)
+        res.append(ktap.Result(
+            "harness", f"catches injected {inject}", "pass" if ok else "fail",
+            "" if ok else f"harness did not report the injected {inject} "
+            f"(see {os.path.relpath(workdir, TOP)})"))
+    return res
+
+
+def _iter_tests(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from _iter_tests(t)
+        else:
+            yield t
+
+
+def cmd_test(args):
+    plats = load_platforms()
+    names = args.platforms.split(",") if args.platforms else list(plats)
+    for n in names:
+        if n not in plats:
+            die(f"unknown platform {n}; known: {', '.join(plats)}")
+    require(KERNEL, "the kernel")
+    require(INITRD, "the initramfs")
+    require(INSN_ELF, "the instruction-level test image")
+    os.makedirs(LOGS, exist_ok=True)
+
+    out = {}
+    threads = []
+    # Bochs is slow and single-threaded: boot it beside the QEMU platforms.
+    for n in names:
+        if plats[n]["kind"] == "bochs":
+            t = threading.Thread(target=run_platform, args=(n, plats[n], out))
+            t.start()
+            threads.append(t)
+    for n in names:
+        if plats[n]["kind"] != "bochs":
+            run_platform(n, plats[n], out)
+    if args.selftest:
+        say("uibt: harness self-test (parser unit tests, injected failure and panic on qemu)")
+        res = harness_selftest(plats)
+        c = count(res)
+        say(f"uibt: harness: {c['pass']} passed, {c['fail']} failed")
+        out["harness"] = (res, 0)
+    for t in threads:
+        t.join()
+
+    total = {"pass": 0, "fail": 0, "skip": 0}
+    say("")
+    for n in names + (["harness"] if args.selftest else []):
+        res, elapsed = out[n]
+        for r in res:
+            if r.status == "fail":
+                say(f"  {n}: {r.line()}")
+        c = count(res)
+        for k in total:
+            total[k] += c[k]
+        say(f"{n}: {c['pass']} passed, {c['fail']} failed, {c['skip']} skipped")
+    say(f"logs: {os.path.relpath(LOGS, TOP)}/<platform>/console.log and results.txt")
+    say(f"{total['pass']} passed, {total['fail']} failed, {total['skip']} skipped")
+    return 1 if total["fail"] else 0
+
+
+def cmd_run(args):
+    plats = load_platforms()
+    name = args.platform
+    if name not in plats:
+        die(f"unknown platform {name}; known: {', '.join(plats)}")
+    plat = plats[name]
+    require(KERNEL, "the kernel")
+    require(INITRD, "the initramfs")
+    if plat["kind"] == "qemu":
+        say(f"uibt: booting {name} ({plat['description']})")
+        say("uibt: to leave, type 'poweroff -f' in the guest shell, or press Ctrl-A then X")
+        cmd = qemu_cmd(plat, "linux", "demo", None, interactive=True)
+    else:
+        workdir = os.path.join(LOGS, f"run-{name}")
+        os.makedirs(workdir, exist_ok=True)
+        iso = os.path.join(BUILD, "guest", "uibt-demo-batch.iso")
+        require(iso, "the Bochs demo ISO")
+        console = os.path.join(workdir, "console.log")
+        say(f"uibt: booting {name} ({plat['description']}), about 30 s")
+        say(f"uibt: Bochs shows its console in a file: {os.path.relpath(console, TOP)}")
+        say("uibt: the demo runs, then the harness stops Bochs (its terminal display cannot host a shell)")
+        text, _ = boot(name, plat, "linux", "demo-batch", workdir)
+        sys.stdout.write(text)
+        return 0
+    return subprocess.call(cmd)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("test", help="boot each platform and run the suite")
+    t.add_argument("--platforms", help="comma-separated (default: all)")
+    t.add_argument("--selftest", action="store_true",
+                   help="also check that the harness catches failures")
+    r = sub.add_parser("run", help="boot into the demo and a shell")
+    r.add_argument("--platform", default="qemu")
+    c = sub.add_parser("cmdline", help="print the kernel command line of a mode")
+    c.add_argument("mode", choices=["test", "demo", "demo-batch"])
+    args = ap.parse_args()
+    if args.cmd == "cmdline":
+        print(cmdline_for(args.mode))
+        return 0
+    if shutil.which("qemu-system-x86_64") is None:
+        die("qemu-system-x86_64 is missing: run 'make deps'")
+    return cmd_test(args) if args.cmd == "test" else cmd_run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
