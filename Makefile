@@ -27,8 +27,9 @@ HARNESS := python3 harness/uibt.py
 # Progress for long steps: what runs and where its log is.
 step = @echo "uibt: $(1) (log: $(patsubst $(TOP)/%,%,$(2)))"
 
-.PHONY: all build deps test run kernel guest linux-tree qemu-tree \
-	export-linux export-qemu clean distclean help
+.PHONY: all build deps test run kernel guest linux-tree qemu \
+	export-linux export-qemu check-series check-series-linux \
+	check-series-qemu clean distclean help
 
 all: test
 
@@ -64,6 +65,13 @@ kernel-build: $(KOUT)/.config
 	@$(MAKE) -C $(KSRC) O=$(KOUT) -j$(NPROC) bzImage modules >$(LOGDIR)/kernel.log 2>&1 || \
 		{ tail -30 $(LOGDIR)/kernel.log; echo "uibt: kernel build failed; log: build/logs/kernel.log"; exit 1; }
 
+# --- QEMU with CET-IBT emulation ----------------------------------------------
+# build/qemu: Debian's qemu 7.2 source with patches/qemu, like build/linux.
+qemu: $(B)/.deps
+	@scripts/tree.sh qemu
+	$(call step,building QEMU with CET emulation (about 6 minutes cold),$(B)/qemu-build/build.log)
+	@scripts/qemu-build.sh >/dev/null
+
 # --- guest ------------------------------------------------------------------
 guest: kernel
 	$(call step,building guest programs and the initramfs,$(GUEST)/build.log)
@@ -75,7 +83,7 @@ $(GUEST)/uibt-%.iso: $(INITRD) $(KIMG) scripts/iso.sh harness/uibt.py
 
 # The ISOs depend on files the phony guest target refreshes: make them in a
 # second pass so that make sees the new timestamps.
-build: guest
+build: guest qemu
 	@$(MAKE) --no-print-directory isos insn
 
 .PHONY: isos insn
@@ -89,7 +97,7 @@ insn: $(B)/.deps
 		{ cat $(B)/cet-insn/build.log; exit 1; }
 
 # --- run and test -------------------------------------------------------------
-PLATFORM ?= qemu
+PLATFORM ?= qemu-ibt
 run: build
 	@$(HARNESS) run --platform $(PLATFORM)
 
@@ -104,6 +112,12 @@ export-linux export-qemu: export-%:
 	@git -C $(B)/$* format-patch -q -o $(TOP)/patches/$* base..HEAD
 	@cd patches/$* && ls *.patch 2>/dev/null >series || : >series
 	@echo "uibt: exported $$(wc -l <patches/$*/series) patches to patches/$*"
+
+# Each patch of a series applies, builds and is checkpatch-clean (slow: one
+# build per patch; not part of make test).
+check-series: check-series-linux check-series-qemu
+check-series-linux check-series-qemu: check-series-%: build
+	@scripts/check-series.sh $*
 
 clean:
 	rm -rf $(GUEST) $(LOGDIR)

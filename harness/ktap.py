@@ -147,7 +147,8 @@ def parse(text, flat=None, done=DONE):
 def results(con, manifest, features, boot_allowed=(), skip_allowed=()):
     """Turn a parsed console into counted Results.
 
-    manifest: [(program, needs, [allowed regexes])] in run order.
+    manifest: [(program, needs, [allowed regexes], {subtest: needs})] in run
+    order; the dict overrides the program's needs for single subtests.
     features: the set of features the platform must provide.
     boot_allowed: regexes of kernel messages expected outside any test.
     skip_allowed: skip reasons (prefixes) the platform may give even for what
@@ -155,8 +156,8 @@ def results(con, manifest, features, boot_allowed=(), skip_allowed=()):
     """
     out = []
     # A program the guest ran but the manifest does not list still counts.
-    listed = {prog for prog, _n, _a in manifest}
-    manifest = list(manifest) + [(p, "-", []) for p in con.programs if p not in listed]
+    listed = {m[0] for m in manifest}
+    manifest = list(manifest) + [(p, "-", [], {}) for p in con.programs if p not in listed]
 
     def needs_ok(needs, status, reason=""):
         """Apply the platform contract to one result."""
@@ -170,7 +171,7 @@ def results(con, manifest, features, boot_allowed=(), skip_allowed=()):
             return "fail", f"passed, but this platform lacks {needs}: it cannot have checked it"
         return status, ""
 
-    for prog, needs, _allowed in manifest:
+    for prog, needs, _allowed, sub_needs in manifest:
         p = con.programs.get(prog)
         if p is None:
             out.append(Result(prog, "(program)", "fail",
@@ -178,7 +179,7 @@ def results(con, manifest, features, boot_allowed=(), skip_allowed=()):
             continue
         failed_sub = False
         for st, name, why in p.subtests:
-            st2, why2 = needs_ok(needs, st, why)
+            st2, why2 = needs_ok(sub_needs.get(name, needs), st, why)
             failed_sub |= st2 == "fail"
             out.append(Result(prog, name, st2, why2 or why))
         if p.plan is not None and len(p.subtests) != p.plan:
@@ -190,7 +191,7 @@ def results(con, manifest, features, boot_allowed=(), skip_allowed=()):
         elif p.status == "fail" and not failed_sub:
             out.append(Result(prog, "(exit)", "fail", p.reason or "exited non-zero"))
 
-    allowed = {prog: [re.compile(a) for a in al] for prog, _n, al in manifest}
+    allowed = {m[0]: [re.compile(a) for a in m[2]] for m in manifest}
     allowed["boot"] = [re.compile(a) for a in boot_allowed]
     for inc in con.incidents:
         pats = allowed.get(inc.program, [])
@@ -205,8 +206,12 @@ def results(con, manifest, features, boot_allowed=(), skip_allowed=()):
 
 
 def load_manifest(path):
-    """Read guest/tests: 'program needs [allowed|allowed...]' per line."""
-    manifest = []
+    """Read guest/tests.
+
+    'program needs [allowed|allowed...]' lists a program;
+    'program:subtest needs' overrides what one of its subtests needs.
+    """
+    manifest, order = {}, []
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -215,6 +220,11 @@ def load_manifest(path):
             parts = line.split(None, 2)
             prog = parts[0]
             needs = parts[1] if len(parts) > 1 else "-"
+            if ":" in prog:
+                prog, sub = prog.split(":", 1)
+                manifest[prog][3][sub] = needs
+                continue
             allowed = parts[2].split("|") if len(parts) > 2 else []
-            manifest.append((prog, needs, [a.strip() for a in allowed]))
-    return manifest
+            manifest[prog] = (prog, needs, [a.strip() for a in allowed], {})
+            order.append(prog)
+    return [manifest[p] for p in order]

@@ -5,10 +5,10 @@ import unittest
 import ktap
 
 MANIFEST = [
-    ("kibt/kibt.sh", "kernel_ibt", ["Missing ENDBR: ", r"WARNING: CPU: \d+ PID: \d+ at arch/x86/kernel/cet\.c"]),
-    ("ibt/ibt_basic", "user_ibt", []),
-    ("ibt/ibt_nocpu", "!user_ibt", []),
-    ("misc", "-", []),
+    ("kibt/kibt.sh", "kernel_ibt", ["Missing ENDBR: ", r"WARNING: CPU: \d+ PID: \d+ at arch/x86/kernel/cet\.c"], {}),
+    ("ibt/ibt_basic", "user_ibt", [], {}),
+    ("ibt/ibt_nocpu", "!user_ibt", [], {}),
+    ("misc", "-", [], {"c": "user_ibt"}),
 ]
 
 
@@ -108,6 +108,24 @@ class Parse(unittest.TestCase):
                                  "not ok 5 inject-fail\nuibt: done")
         res = judge(text, set())
         self.assertIn(("inject-fail", "injected failure", "fail"), statuses(res))
+
+    def test_subtest_needs_override(self):
+        base = console(kibt="ok N x # SKIP kernel_ibt: none",
+                       basic="ok N y # SKIP user_ibt: none").replace("  1..2", "  1..3")
+        res = judge(base.replace("  ok 2 b", "  ok 2 b\n  ok 3 c"), set())
+        self.assertIn(("misc", "c", "fail"), statuses(res))
+        res = judge(base.replace("  ok 2 b", "  ok 2 b\n  ok 3 c # SKIP user_ibt: no"), set())
+        self.assertIn(("misc", "c", "skip"), statuses(res))
+        self.assertIn(("misc", "b", "pass"), statuses(res))
+
+    def test_manifest_file(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+            f.write("# c\nprog user_ibt A: x|B\nprog:sub -\nother -\n")
+            f.flush()
+            m = ktap.load_manifest(f.name)
+        self.assertEqual(m, [("prog", "user_ibt", ["A: x", "B"], {"sub": "-"}),
+                             ("other", "-", [], {})])
 
     def test_panic_fails(self):
         text = console(done=False) + "Kernel panic - not syncing: Attempted to kill init!\n"

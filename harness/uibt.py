@@ -38,7 +38,7 @@ INSN_ISO = os.path.join(BUILD, "cet-insn", "cet-insn.iso")
 SUITES = {
     "linux": {"done": "uibt: done", "flat": None},
     "cet-insn": {"done": "cet-insn: done", "flat": "cet-insn",
-                 "manifest": [("cet-insn", "ibt", [])]},
+                 "manifest": [("cet-insn", "ibt", [], {})]},
 }
 
 CMDLINE = "console=ttyS0 panic=-1 ibt=warn no5lvl printk.devkmsg=on"
