@@ -12,9 +12,13 @@ SHELL := /bin/bash
 
 TOP := $(CURDIR)
 B := $(TOP)/build
-KSRC := $(B)/linux
-KOUT := $(B)/kbuild
-GUEST := $(B)/guest
+# Another kernel tree can be tested with KSRC=... KOUT=... GUEST=... (absolute
+# paths); then build/linux is left alone.
+KSRC ?= $(B)/linux
+KOUT ?= $(B)/kbuild
+GUEST ?= $(B)/guest
+export UIBT_KOUT := $(KOUT)
+export UIBT_GUEST := $(GUEST)
 LOGDIR := $(B)/logs
 NPROC := $(shell nproc)
 
@@ -27,7 +31,7 @@ HARNESS := python3 harness/uibt.py
 # Progress for long steps: what runs and where its log is.
 step = @echo "uibt: $(1) (log: $(patsubst $(TOP)/%,%,$(2)))"
 
-.PHONY: all build deps test run kernel guest linux-tree qemu \
+.PHONY: all build deps test run bench kernel guest linux-tree qemu \
 	export-linux export-qemu check-series check-series-linux \
 	check-series-qemu clean distclean help
 
@@ -47,13 +51,13 @@ $(B)/.deps: scripts/deps.sh
 # git am.  scripts/tree.sh is cheap when nothing changed, so it always runs;
 # it touches build/linux/.git/uibt-series only when the series changed.
 linux-tree: $(B)/.deps
-	@scripts/tree.sh linux
+	@if [ "$(KSRC)" = "$(B)/linux" ]; then scripts/tree.sh linux; fi
 
 # --- kernel -----------------------------------------------------------------
 kernel: linux-tree
 	@$(MAKE) --no-print-directory kernel-build
 
-$(KOUT)/.config: $(FRAGMENTS) scripts/kconfig.sh $(KSRC)/.git/uibt-series
+$(KOUT)/.config: $(FRAGMENTS) scripts/kconfig.sh $(wildcard $(KSRC)/.git/uibt-series)
 	$(call step,configuring the kernel (tinyconfig + $(FRAGMENTS)),$(LOGDIR)/kconfig.log)
 	@mkdir -p $(LOGDIR)
 	@scripts/kconfig.sh $(KSRC) $(KOUT) $(FRAGMENTS) >$(LOGDIR)/kconfig.log 2>&1 || \
@@ -103,6 +107,10 @@ run: build
 
 test: build
 	@$(HARNESS) test --selftest $(if $(PLATFORMS),--platforms $(PLATFORMS))
+
+# IBT enforcement's cost in our QEMU: the same workload, IBT on and off.
+bench: build
+	@$(HARNESS) bench
 
 # --- working on the series ----------------------------------------------------
 # Export the commits on top of "base" in build/NAME to patches/NAME.

@@ -25,8 +25,11 @@ import ktap  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, "build")
 LOGS = os.path.join(BUILD, "logs")
-KERNEL = os.path.join(BUILD, "kbuild", "arch", "x86", "boot", "bzImage")
-INITRD = os.path.join(BUILD, "guest", "initramfs.cpio.gz")
+# The Makefile passes these when it builds another tree (KOUT=, GUEST=).
+KOUT = os.environ.get("UIBT_KOUT", os.path.join(BUILD, "kbuild"))
+GUEST = os.environ.get("UIBT_GUEST", os.path.join(BUILD, "guest"))
+KERNEL = os.path.join(KOUT, "arch", "x86", "boot", "bzImage")
+INITRD = os.path.join(GUEST, "initramfs.cpio.gz")
 MANIFEST = os.path.join(TOP, "guest", "tests")
 PLATFORMS = os.path.join(TOP, "harness", "platforms.json")
 INSN_ELF = os.path.join(BUILD, "cet-insn", "cet-insn.elf")
@@ -139,7 +142,7 @@ def boot(name, plat, suite, mode, workdir, extra_cmdline="", timeout=None,
         cmd = qemu_cmd(plat, suite, mode, console, extra_cmdline)
     elif plat["kind"] == "bochs":
         if suite == "linux":
-            iso = os.path.join(BUILD, "guest", f"uibt-{mode}.iso")
+            iso = os.path.join(GUEST, f"uibt-{mode}.iso")
         else:
             iso = INSN_ISO
         require(iso, "the Bochs ISO")
@@ -281,6 +284,39 @@ def _iter_tests(suite):
             yield t
 
 
+# Pairs of platforms whose results must agree test by test: our QEMU without
+# +cet-ibt must behave like stock QEMU; on the instruction-level rules our
+# QEMU must agree with Bochs, but for the deviations Bochs documents (its
+# allowed skips).
+COMPARE = [("qemu", "qemu-ibt-off", None), ("bochs", "qemu-ibt", "cet-insn")]
+
+
+def compare(out):
+    res = []
+    for a, b, program in COMPARE:
+        if a not in out or b not in out:
+            continue
+        skips = tuple(load_platforms()[a].get("skip_allowed", []))
+
+        def table(name):
+            return {(r.program, r.name): r for r in out[name][0]
+                    if program is None or r.program == program}
+        ta, tb = table(a), table(b)
+        diffs = []
+        for key in sorted(set(ta) | set(tb)):
+            ra, rb = ta.get(key), tb.get(key)
+            if ra and rb and ra.status == rb.status:
+                continue
+            if ra and ra.status == "skip" and skips and ra.reason.startswith(skips):
+                continue
+            diffs.append(f"{key[0]}: {key[1]}: {a} {ra.status if ra else 'absent'}, "
+                         f"{b} {rb.status if rb else 'absent'}")
+        what = program or "all tests"
+        res.append(ktap.Result("compare", f"{b} agrees with {a} on {what}",
+                               "fail" if diffs else "pass", "; ".join(diffs[:5])))
+    return res
+
+
 def cmd_test(args):
     plats = load_platforms()
     names = args.platforms.split(",") if args.platforms else list(plats)
@@ -311,6 +347,10 @@ def cmd_test(args):
         out["harness"] = (res, 0)
     for t in threads:
         t.join()
+    cmp = compare(out)
+    if cmp:
+        out["compare"] = (cmp, 0)
+        names = names + ["compare"]
 
     total = {"pass": 0, "fail": 0, "skip": 0}
     say("")
@@ -328,6 +368,37 @@ def cmd_test(args):
     return 1 if total["fail"] else 0
 
 
+def cmd_bench(args):
+    """Time the bench workload with IBT enforced and not, in one boot."""
+    plats = load_platforms()
+    plat = plats[args.platform]
+    require(KERNEL, "the kernel")
+    require(INITRD, "the initramfs")
+    workdir = os.path.join(LOGS, f"bench-{args.platform}")
+    say(f"uibt: bench on {args.platform}: {args.rounds} rounds of "
+        f"{args.iterations} calls, IBT on and off alternating; console: "
+        f"{os.path.relpath(os.path.join(workdir, 'console.log'), TOP)}")
+    text, elapsed = boot(args.platform, plat, "linux", "bench", workdir,
+                         extra_cmdline=f"uibt.bench={args.rounds},{args.iterations}")
+    runs = {0: [], 1: []}
+    for m in re.finditer(r"bench: ibt=(\d) indirect_ms=(\d+) straight_ms=(\d+)", text):
+        runs[int(m.group(1))].append((int(m.group(2)), int(m.group(3))))
+    if not runs[0] or not runs[1]:
+        die(f"bench: no results with IBT both on and off (see {workdir})")
+
+    def median(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2]
+
+    for kind, idx in (("indirect calls", 0), ("no indirect branch", 1)):
+        on = median([r[idx] for r in runs[1]])
+        off = median([r[idx] for r in runs[0]])
+        say(f"  {kind:20s} IBT on {on:6d} ms, off {off:6d} ms: "
+            f"{100.0 * (on - off) / off:+.1f}%  (medians of {len(runs[1])})")
+    say(f"  boot to power-off: {elapsed:.0f} s")
+    return 0
+
+
 def cmd_run(args):
     plats = load_platforms()
     name = args.platform
@@ -343,7 +414,7 @@ def cmd_run(args):
     else:
         workdir = os.path.join(LOGS, f"run-{name}")
         os.makedirs(workdir, exist_ok=True)
-        iso = os.path.join(BUILD, "guest", "uibt-demo-batch.iso")
+        iso = os.path.join(GUEST, "uibt-demo-batch.iso")
         require(iso, "the Bochs demo ISO")
         console = os.path.join(workdir, "console.log")
         say(f"uibt: booting {name} ({plat['description']}), about 30 s")
@@ -365,6 +436,10 @@ def main():
                    help="also check that the harness catches failures")
     r = sub.add_parser("run", help="boot into the demo and a shell")
     r.add_argument("--platform", default="qemu")
+    b = sub.add_parser("bench", help="time a workload with IBT on and off")
+    b.add_argument("--platform", default="qemu-ibt")
+    b.add_argument("--rounds", type=int, default=5)
+    b.add_argument("--iterations", type=int, default=20000000)
     c = sub.add_parser("cmdline", help="print the kernel command line of a mode")
     c.add_argument("mode", choices=["test", "demo", "demo-batch"])
     args = ap.parse_args()
@@ -373,7 +448,7 @@ def main():
         return 0
     if shutil.which("qemu-system-x86_64") is None:
         die("qemu-system-x86_64 is missing: run 'make deps'")
-    return cmd_test(args) if args.cmd == "test" else cmd_run(args)
+    return {"test": cmd_test, "run": cmd_run, "bench": cmd_bench}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,16 @@ run make -C "$kout" M="$out/kibt" modules
 install -m 644 "$out/kibt/kibt.ko" "$root.new/tests/kibt/"
 install -m 755 "$top/guest/kibt/kibt.sh" "$root.new/tests/kibt/"
 
+# The bench workload: nolibc and -fcf-protection=branch, so that all of its
+# code has landing pads and the binary carries the IBT property.
+mkdir -p "$root.new/tests/bench"
+run gcc -O2 -static -nostdlib -ffreestanding -fno-asynchronous-unwind-tables \
+	-fcf-protection=branch -fno-jump-tables -I "$ksrc/tools/include/nolibc" \
+	-include nolibc.h -o "$out/bench" "$top/guest/bench/bench.c" -lgcc
+readelf -n "$out/bench" | grep -q 'x86 feature: IBT' ||
+	die "$out/bench lacks the IBT property"
+install -m 755 "$out/bench" "$top/guest/bench/run" "$root.new/tests/bench/"
+
 # cetcmd and the IBT selftests, once the series carries them.
 if [ -f "$ksrc/tools/cet/Makefile" ]; then
 	mkdir -p "$out/cet"
@@ -60,7 +70,7 @@ fi
 
 # Every listed program must be there.
 while read -r prog _; do
-	case "$prog" in ''|\#*) continue ;; esac
+	case "$prog" in ''|\#*|*:*) continue ;; esac
 	[ -x "$root.new/tests/$prog" ] ||
 		die "guest/tests lists $prog, but the build produced no tests/$prog"
 done <"$top/guest/tests"
