@@ -409,7 +409,7 @@ def cmd_run(args):
     require(INITRD, "the initramfs")
     if plat["kind"] == "qemu":
         say(f"uibt: booting {name} ({plat['description']})")
-        say("uibt: to leave, type 'poweroff -f' in the guest shell, or press Ctrl-A then X")
+        say("uibt: to leave, type 'reboot -f' in the guest shell, or press Ctrl-A then X")
         cmd = qemu_cmd(plat, "linux", "demo", None, interactive=True)
     else:
         workdir = os.path.join(LOGS, f"run-{name}")
