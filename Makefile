@@ -18,8 +18,9 @@ KSRC ?= $(B)/linux
 KOUT ?= $(B)/kbuild
 GUEST ?= $(B)/guest
 export UIBT_KOUT := $(KOUT)
+LOGDIR ?= $(B)/logs
 export UIBT_GUEST := $(GUEST)
-LOGDIR := $(B)/logs
+export UIBT_LOGS := $(LOGDIR)
 NPROC := $(shell nproc)
 
 KIMG := $(KOUT)/arch/x86/boot/bzImage
@@ -111,11 +112,16 @@ test: build
 
 # The whole suite on qemu-ibt with a debug kernel (KASAN, lockdep, UBSAN,
 # atomic-sleep checks): any report fails the test that was running.  Its
-# own build folders; about 25 minutes cold on 2 cores.
+# own build and log folders (build/kbuild-debug, build/guest-debug,
+# build/logs-debug).
 test-debug:
-	@$(MAKE) --no-print-directory test PLATFORMS=qemu-ibt \
-		KOUT=$(B)/kbuild-debug GUEST=$(B)/guest-debug \
+	@$(MAKE) --no-print-directory test-debug-run \
+		KOUT=$(B)/kbuild-debug GUEST=$(B)/guest-debug LOGDIR=$(B)/logs-debug \
 		FRAGMENTS="$(FRAGMENTS) config/debug.config"
+
+.PHONY: test-debug-run
+test-debug-run: guest qemu insn
+	@$(HARNESS) test --platforms qemu-ibt
 
 # IBT enforcement's cost in our QEMU: the same workload, IBT on and off.
 bench: build

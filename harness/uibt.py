@@ -24,7 +24,7 @@ import ktap  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, "build")
-LOGS = os.path.join(BUILD, "logs")
+LOGS = os.environ.get("UIBT_LOGS", os.path.join(BUILD, "logs"))
 # The Makefile passes these when it builds another tree (KOUT=, GUEST=).
 KOUT = os.environ.get("UIBT_KOUT", os.path.join(BUILD, "kbuild"))
 GUEST = os.environ.get("UIBT_GUEST", os.path.join(BUILD, "guest"))
@@ -91,7 +91,8 @@ def qemu_cmd(plat, suite, mode, console, extra_cmdline="", interactive=False):
            "-nic", "none"]
     if suite == "linux":
         cmdline = f"{cmdline_for(mode)} {extra_cmdline}".strip()
-        cmd += ["-m", "512", "-kernel", KERNEL, "-initrd", INITRD,
+        cmd += ["-smp", str(plat.get("smp", 1)),
+                "-m", "512", "-kernel", KERNEL, "-initrd", INITRD,
                 "-append", cmdline]
     else:
         cmd += ["-m", "64", "-kernel", INSN_ELF, "-append", f"platform={plat['name']}"]

@@ -5,6 +5,8 @@
 # Usage: check-series.sh linux|qemu
 #
 # Builds go to build/check-NAME-out, incrementally from one patch to the next.
+# For linux, "builds" means the kernel and its modules, and, once the series
+# has them, cetcmd and the IBT selftests.
 set -euo pipefail
 
 name=${1:?usage: check-series.sh linux|qemu}
@@ -13,9 +15,13 @@ tree=$top/build/$name
 work=$top/build/check-$name
 out=$top/build/check-$name-out
 log=$top/build/logs/check-$name.log
-series_dir=$top/patches/$name
 
 die() { echo "check-series: $*" >&2; exit 1; }
+
+# Work on a copy: the series may be re-exported while this runs.
+series_dir=$(mktemp -d)
+trap 'rm -rf "$series_dir"' EXIT
+cp -r "$top/patches/$name/." "$series_dir/"
 
 [ -d "$tree/.git" ] || die "no tree build/$name: run 'make build' first"
 mkdir -p "$(dirname "$log")" "$out"
@@ -29,12 +35,31 @@ fi
 git -C "$work" am --abort >/dev/null 2>&1 || true
 git -C "$work" reset -q --hard base
 
+# The fragments of "make test" (not the debug kernel's).
+fragments=()
+for f in "$top"/config/*.config; do
+	[ "$f" = "$top/config/debug.config" ] || fragments+=("$f")
+done
+
+build_tools() {
+	if [ -f "$work/tools/cet/Makefile" ]; then
+		mkdir -p "$out/tools-cet"
+		make -C "$work/tools/cet" OUTPUT="$out/tools-cet/" || return
+	fi
+	if [ -f "$work/tools/testing/selftests/x86/ibt/Makefile" ]; then
+		mkdir -p "$out/selftests-ibt"
+		make -C "$work/tools/testing/selftests/x86/ibt" \
+			OUTPUT="$out/selftests-ibt"
+	fi
+}
+
 build() {
 	case "$name" in
 	linux)
 		KCONFIG_LENIENT=1 "$top/scripts/kconfig.sh" "$work" "$out" \
-			"$top"/config/*.config &&
-			make -C "$work" O="$out" -j"$(nproc)" bzImage modules
+			"${fragments[@]}" &&
+			make -C "$work" O="$out" -j"$(nproc)" bzImage modules &&
+			build_tools
 		;;
 	qemu)
 		if [ ! -f "$out/build.ninja" ]; then
@@ -75,6 +100,24 @@ while read -r p; do
 done <"$series_dir/series"
 
 [ "$n" -gt 0 ] || die "patches/$name/series is empty"
+
+# The whole series must also build with each CET user feature left out.
+if [ "$name" = linux ]; then
+	for opt in X86_USER_IBT X86_USER_SHADOW_STACK; do
+		frag=$series_dir/no-$opt.config
+		echo "CONFIG_$opt=n" >"$frag"
+		start=$SECONDS
+		bd=ok
+		{
+			KCONFIG_LENIENT=1 "$top/scripts/kconfig.sh" "$work" \
+				"$out-no-$opt" "${fragments[@]}" "$frag" &&
+				grep -qx "# CONFIG_$opt is not set" "$out-no-$opt/.config" &&
+				make -C "$work" O="$out-no-$opt" -j"$(nproc)" bzImage modules
+		} >>"$log" 2>&1 || { bd=FAIL; fail=1; }
+		printf '    all patches, CONFIG_%s=n: build %-4s (%3d s)\n' \
+			"$opt" "$bd" "$((SECONDS - start))"
+	done
+fi
 if [ "$fail" -ne 0 ]; then
 	die "problems above; details in $log"
 fi
