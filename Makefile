@@ -120,8 +120,12 @@ test-debug:
 		FRAGMENTS="$(FRAGMENTS) config/debug.config"
 
 .PHONY: test-debug-run
+# KASAN and lockdep announce themselves at boot: check that they did, so
+# that a run without reports means they were there to report.
 test-debug-run: guest qemu insn
-	@$(HARNESS) test --platforms qemu-ibt
+	@$(HARNESS) test --platforms qemu-ibt \
+		--expect-log 'KernelAddressSanitizer initialized' \
+		--expect-log 'Lock dependency validator'
 
 # IBT enforcement's cost in our QEMU: the same workload, IBT on and off.
 bench: build

@@ -16,11 +16,18 @@ PLAN = re.compile(r"^1\.\.(\d+)")
 # Lines that mean the kernel is unhappy.  Anything matching here fails the
 # test that was running (or the boot), unless that test or the platform
 # declares it expected.
+# Lockdep and RCU reports are titled "WARNING: <what>" without the "CPU:
+# N PID: N at" of a WARN(); hung tasks and stalls are "INFO: ...".
 INCIDENT = re.compile(
     r"(WARNING: CPU: \d+ PID: \d+ at|BUG: |Oops: |Kernel panic - not syncing|"
     r"Missing ENDBR|general protection fault|KASAN: |UBSAN: |"
     r"IBT selftest: Failed|kernel BUG at|Unable to handle kernel|"
-    r"stack segment|double fault|RIP: 0010:|Code: [0-9a-f]{2} )")
+    r"stack segment|double fault|RIP: 0010:|Code: [0-9a-f]{2} |"
+    r"WARNING: (possible |inconsistent lock state|bad unlock balance|"
+    r"held lock freed|lock held |suspicious RCU usage|Nested lock|"
+    r"[A-Z]+IRQ-(safe|unsafe))|"
+    r"INFO: task \S+ blocked for more than|"
+    r"rcu: INFO: rcu_\w+ (self-)?detected (expedited )?stall)")
 # The follow-up lines of a WARN or an oops: they belong to the incident
 # already counted, not to a new one.
 INCIDENT_FOLLOWUP = re.compile(r"(RIP: 0010:|Code: [0-9a-f]{2} )")

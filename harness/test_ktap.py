@@ -89,6 +89,24 @@ class Parse(unittest.TestCase):
         self.assertEqual([(r.program, r.name) for r in fails],
                          [("misc", "(kernel log)")])
 
+    def test_lock_and_rcu_reports_fail_the_running_test(self):
+        reports = [
+            "WARNING: possible circular locking dependency detected",
+            "WARNING: possible recursive locking detected",
+            "WARNING: inconsistent lock state",
+            "WARNING: suspicious RCU usage",
+            "WARNING: bad unlock balance detected!",
+            "BUG: sleeping function called from invalid context at mm/x.c:1",
+            "INFO: task ibt_threads:81 blocked for more than 120 seconds.",
+            "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+        ]
+        for report in reports:
+            text = console(nocpu="ok N x # SKIP !user_ibt: has it").replace(
+                "uibt: end misc", f"{report}\nuibt: end misc")
+            res = judge(text, {"kernel_ibt", "user_ibt"})
+            fails = [(r.program, r.name) for r in res if r.status == "fail"]
+            self.assertEqual(fails, [("misc", "(kernel log)")], report)
+
     def test_allowed_warn_passes(self):
         text = console(kibt="ok N x").replace(
             "uibt: end kibt/kibt.sh",

@@ -30,7 +30,9 @@ KOUT = os.environ.get("UIBT_KOUT", os.path.join(BUILD, "kbuild"))
 GUEST = os.environ.get("UIBT_GUEST", os.path.join(BUILD, "guest"))
 KERNEL = os.path.join(KOUT, "arch", "x86", "boot", "bzImage")
 INITRD = os.path.join(GUEST, "initramfs.cpio.gz")
-MANIFEST = os.path.join(TOP, "guest", "tests")
+# The test list as packed into the initramfs, so that results are judged
+# against the list the guest ran, even if guest/tests changed since.
+MANIFEST = os.path.join(GUEST, "root", "etc", "uibt", "tests")
 PLATFORMS = os.path.join(TOP, "harness", "platforms.json")
 INSN_ELF = os.path.join(BUILD, "cet-insn", "cet-insn.elf")
 INSN_ISO = os.path.join(BUILD, "cet-insn", "cet-insn.iso")
@@ -223,8 +225,21 @@ def write_results(workdir, results):
     return path
 
 
-def run_platform(name, plat, out):
-    """Boot every suite on one platform; out[name] = (results, seconds)."""
+def expected_logs(text, patterns):
+    """One result per pattern that the kernel log must show."""
+    return [ktap.Result("boot", f"log shows /{p}/",
+                        "pass" if re.search(p, text, re.M) else "fail",
+                        "" if re.search(p, text, re.M) else "not in the console")
+            for p in patterns]
+
+
+def run_platform(name, plat, out, expect_log=()):
+    """Boot every suite on one platform; out[name] = (results, seconds).
+
+    expect_log: regexes the Linux boot's console must match (make test-debug:
+    the sanitizers and lockdep announce themselves, so "no report" means
+    they were there to report).
+    """
     res, total = [], 0.0
     for suite in ("cet-insn", "linux"):
         workdir = os.path.join(LOGS, name if suite == "linux" else f"{name}-{suite}")
@@ -232,6 +247,8 @@ def run_platform(name, plat, out):
             f"{os.path.relpath(os.path.join(workdir, 'console.log'), TOP)}")
         text, elapsed = boot(name, plat, suite, "test", workdir)
         r = judge(plat, suite, text)
+        if suite == "linux":
+            r += expected_logs(text, expect_log)
         path = write_results(workdir, r)
         c = count(r)
         say(f"uibt: {name}: {suite} finished in {elapsed:.0f} s: {c['pass']} passed, "
@@ -326,6 +343,7 @@ def cmd_test(args):
             die(f"unknown platform {n}; known: {', '.join(plats)}")
     require(KERNEL, "the kernel")
     require(INITRD, "the initramfs")
+    require(MANIFEST, "the test list of the initramfs")
     require(INSN_ELF, "the instruction-level test image")
     os.makedirs(LOGS, exist_ok=True)
 
@@ -334,12 +352,13 @@ def cmd_test(args):
     # Bochs is slow and single-threaded: boot it beside the QEMU platforms.
     for n in names:
         if plats[n]["kind"] == "bochs":
-            t = threading.Thread(target=run_platform, args=(n, plats[n], out))
+            t = threading.Thread(target=run_platform,
+                                 args=(n, plats[n], out, args.expect_log))
             t.start()
             threads.append(t)
     for n in names:
         if plats[n]["kind"] != "bochs":
-            run_platform(n, plats[n], out)
+            run_platform(n, plats[n], out, args.expect_log)
     if args.selftest:
         say("uibt: harness self-test (parser unit tests, injected failure and panic on qemu)")
         res = harness_selftest(plats)
@@ -435,6 +454,8 @@ def main():
     t.add_argument("--platforms", help="comma-separated (default: all)")
     t.add_argument("--selftest", action="store_true",
                    help="also check that the harness catches failures")
+    t.add_argument("--expect-log", action="append", default=[], metavar="REGEX",
+                   help="fail unless each Linux boot's console matches REGEX")
     r = sub.add_parser("run", help="boot into the demo and a shell")
     r.add_argument("--platform", default="qemu")
     b = sub.add_parser("bench", help="time a workload with IBT on and off")
