@@ -11,6 +11,8 @@ packages=(
 	# kernel build
 	build-essential bc bison flex libelf-dev libssl-dev cpio kmod xz-utils
 	python3 git rsync
+	# checkpatch.pl: spdxcheck.py (license identifiers) needs ply and GitPython
+	python3-ply python3-git
 	# guest programs: static busybox for init, multilib for 32-bit tests
 	busybox-static gcc-multilib binutils
 	# platforms
