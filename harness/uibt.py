@@ -33,7 +33,9 @@ INITRD = os.path.join(GUEST, "initramfs.cpio.gz")
 # The test list as packed into the initramfs, so that results are judged
 # against the list the guest ran, even if guest/tests changed since.
 MANIFEST = os.path.join(GUEST, "root", "etc", "uibt", "tests")
-PLATFORMS = os.path.join(TOP, "harness", "platforms.json")
+# Another platform table, for instance one that points qemu-ibt at another
+# QEMU build: UIBT_PLATFORMS=/abs/platforms.json.
+PLATFORMS = os.environ.get("UIBT_PLATFORMS", os.path.join(TOP, "harness", "platforms.json"))
 INSN_ELF = os.path.join(BUILD, "cet-insn", "cet-insn.elf")
 INSN_ISO = os.path.join(BUILD, "cet-insn", "cet-insn.iso")
 
@@ -47,6 +49,14 @@ SUITES = {
 }
 
 CMDLINE = "console=ttyS0 panic=-1 ibt=warn no5lvl printk.devkmsg=on"
+
+# After its done marker the guest still ends the processes left and reboots;
+# a WARN from that teardown comes after the marker.  Keep reading until the
+# guest restarts or powers off by itself, or this many seconds pass.
+DONE_GRACE = 5.0
+# The kernel's last words before it resets or powers off the machine: Bochs
+# does not exit on a reset, it would boot again.
+GUEST_OFF = re.compile(r"reboot: (Restarting system|Power down)|Kernel panic - not syncing")
 
 
 def cmdline_for(mode):
@@ -93,6 +103,10 @@ def qemu_cmd(plat, suite, mode, console, extra_cmdline="", interactive=False):
            "-nic", "none"]
     if suite == "linux":
         cmdline = f"{cmdline_for(mode)} {extra_cmdline}".strip()
+        if plat.get("la57"):
+            # The other platforms boot with 4-level paging, as most machines
+            # run; this one keeps the CPU's 5-level paging.
+            cmdline = cmdline.replace(" no5lvl", "")
         cmd += ["-smp", str(plat.get("smp", 1)),
                 "-m", "512", "-kernel", KERNEL, "-initrd", INITRD,
                 "-append", cmdline]
@@ -110,9 +124,11 @@ def bochs_files(plat, workdir, iso, console):
     """Write a bochsrc and a debugger command file; return the command."""
     rc = os.path.join(workdir, "bochsrc")
     cmds = os.path.join(workdir, "bochs.cmds")
+    # reset_on_triple_fault=0: a triple fault is a Bochs panic (fatal, below),
+    # not a reset after which the guest boots again and may look fine.
     with open(rc, "w") as f:
         f.write(f"""megs: 256
-cpu: model={plat['cpu_model']}, ips=100000000
+cpu: model={plat['cpu_model']}, ips=100000000, reset_on_triple_fault=0
 romimage: file=/usr/share/bochs/BIOS-bochs-latest
 vgaromimage: file=/usr/share/vgabios/vgabios.bin
 ata0-master: type=cdrom, path={iso}, status=inserted
@@ -171,8 +187,10 @@ def boot(name, plat, suite, mode, workdir, extra_cmdline="", timeout=None,
             break
         with open(console, errors="replace") as f:
             text = f.read()
-        if done.search(text):
+        m = done.search(text)
+        if m:
             ended = "done"
+            wait_guest_off(proc, console, m.end())
             break
         if "Kernel panic - not syncing" in text and plat["kind"] == "bochs":
             time.sleep(1)  # let the panic message reach the log
@@ -183,13 +201,7 @@ def boot(name, plat, suite, mode, workdir, extra_cmdline="", timeout=None,
             n = len(re.findall(r"^(?:not )?ok \d+", text, re.M))
             say(f"  [{name}] {suite}: {int(time.time() - start)} s, {n} results so far")
         time.sleep(0.2)
-    if proc.poll() is None:
-        os.killpg(proc.pid, 15)
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            proc.wait()
+    stop(proc)
     emu_log.close()
     elapsed = time.time() - start
     with open(console, errors="replace") as f:
@@ -197,6 +209,32 @@ def boot(name, plat, suite, mode, workdir, extra_cmdline="", timeout=None,
     if ended == "timeout":
         text += f"\nuibt-harness: timeout after {timeout} s\n"
     return text, elapsed
+
+
+def wait_guest_off(proc, console, since):
+    """Read the console on for DONE_GRACE seconds after the done marker.
+
+    Stop early when the emulator exits (QEMU, -no-reboot) or the kernel says
+    it resets or powers off (Bochs would boot again).  Whatever it logged
+    meanwhile stays in the console and is judged.
+    """
+    end = time.time() + DONE_GRACE
+    while time.time() < end and proc.poll() is None:
+        with open(console, errors="replace") as f:
+            if GUEST_OFF.search(f.read(), since):
+                return
+        time.sleep(0.2)
+
+
+def stop(proc):
+    """End the emulator's process group, politely first."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, 15)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
 
 
 # --- judging ---------------------------------------------------------------
@@ -243,7 +281,7 @@ def run_platform(name, plat, out, expect_log=()):
     they were there to report).
     """
     res, total = [], 0.0
-    for suite in ("cet-insn", "linux"):
+    for suite in plat.get("suites", ("cet-insn", "linux")):
         workdir = os.path.join(LOGS, name if suite == "linux" else f"{name}-{suite}")
         say(f"uibt: {name}: booting {suite} ({plat['description']}); console: "
             f"{os.path.relpath(os.path.join(workdir, 'console.log'), TOP)}")

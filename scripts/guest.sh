@@ -43,7 +43,7 @@ run make -C "$kout" M="$out/kibt" modules
 install -m 644 "$out/kibt/kibt.ko" "$root.new/tests/kibt/"
 install -m 755 "$top/guest/kibt/kibt.sh" "$root.new/tests/kibt/"
 mkdir -p "$root.new/tests/boot"
-install -m 755 "$top/guest/boot/xstate.sh" "$root.new/tests/boot/"
+install -m 755 "$top/guest/boot/xstate.sh" "$top/guest/boot/la57.sh" "$root.new/tests/boot/"
 
 # The bench workload: nolibc and -fcf-protection=branch, so that all of its
 # code has landing pads and the binary carries the IBT property.
