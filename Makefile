@@ -133,12 +133,9 @@ bench: build
 
 # --- working on the series ----------------------------------------------------
 # Export the commits on top of "base" in build/NAME to patches/NAME.
+# With patches/NAME/cover-letter.txt, also 0000-cover-letter.patch.
 export-linux export-qemu: export-%:
-	@test -d $(B)/$*/.git || { echo "uibt: no tree build/$*"; exit 1; }
-	@rm -f patches/$*/*.patch
-	@git -C $(B)/$* format-patch -q -o $(TOP)/patches/$* base..HEAD
-	@cd patches/$* && ls *.patch 2>/dev/null >series || : >series
-	@echo "uibt: exported $$(wc -l <patches/$*/series) patches to patches/$*"
+	@scripts/export-series.sh $*
 
 # Each patch of a series applies, builds and is checkpatch-clean (slow: one
 # build per patch; not part of make test).
