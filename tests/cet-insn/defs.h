@@ -11,6 +11,9 @@
 #define KCS32	0x30	/* ring-0 32-bit (compatibility) code */
 #define TSS_SEL	0x38
 
+/* A second linear address of the page that holds l_noendbr (main.c maps it) */
+#define LEGACY_ALIAS	0x3ff000
+
 #define MSR_EFER	0xc0000080
 #define MSR_STAR	0xc0000081
 #define MSR_LSTAR	0xc0000082
@@ -20,6 +23,7 @@
 #define MSR_SYSENTER_EIP 0x176
 #define MSR_U_CET	0x6a0
 #define MSR_S_CET	0x6a2
+#define MSR_XSS		0xda0
 
 #define CET_SH_STK_EN	(1 << 0)
 #define CET_WR_SHSTK_EN	(1 << 1)
@@ -30,7 +34,10 @@
 #define CET_SUPPRESS	(1 << 10)
 #define CET_TRACKER	(1 << 11)
 
+#define CR0_TS		(1 << 3)
 #define CR0_WP		(1 << 16)
+#define CR4_OSFXSR	(1 << 9)
+#define CR4_OSXSAVE	(1 << 18)
 #define CR4_SMEP	(1 << 20)
 #define CR4_SMAP	(1 << 21)
 #define CR4_CET		(1 << 23)

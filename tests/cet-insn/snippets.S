@@ -32,6 +32,14 @@ GLOBAL(t_ud2)
 GLOBAL(t_int3)
 	int3
 	int $0x80
+	.balign 16
+GLOBAL(t_endbr64_66)			/* ENDBR64 with a 66h prefix */
+	.byte 0x66, 0xf3, 0x0f, 0x1e, 0xfa
+	int $0x80
+	.balign 16
+GLOBAL(t_endbr64_lock)			/* ENDBR64 with LOCK: #UD */
+	.byte 0xf0, 0xf3, 0x0f, 0x1e, 0xfa
+	int $0x80
 
 /* ---- 64-bit branch sites (RAX = target) ---- */
 	.balign 16
@@ -156,6 +164,33 @@ GLOBAL(k_iret)				/* IRETQ to a CPL0 target without ENDBR */
 1:	nop
 	jmp *%rbx			/* RBX = a second target */
 
+/*
+ * ---- XSAVE family (CPL0, or CPL3 for the privilege checks) ----
+ * RDI = the 64-byte aligned area, EDX:EAX = the requested-feature bitmap,
+ * RSI = xs_mxcsr: MXCSR is loaded from 0(%rsi) first and stored to 4(%rsi)
+ * after the instruction; RBX != 0 sets CR0.TS just before it (CPL0 only).
+ * The instruction itself is at <name>_at.
+ */
+	.macro XSNIP name, insn
+	.balign 16
+GLOBAL(\name)
+	ldmxcsr (%rsi)
+	testq %rbx, %rbx
+	jz 1f
+	movq %cr0, %rcx
+	orq $8, %rcx
+	movq %rcx, %cr0
+1:
+GLOBAL(\name\()_at)
+	\insn (%rdi)
+	stmxcsr 4(%rsi)
+	int $0x80
+	.endm
+	XSNIP x_xrstor, xrstor64
+	XSNIP x_xrstors, xrstors64
+	XSNIP x_xsavec, xsavec64
+	XSNIP x_xsaves, xsaves64
+
 /* ---- 32-bit compatibility-mode code (EAX = target) ---- */
 	.code32
 	.balign 16
@@ -206,6 +241,12 @@ GLOBAL(uptr)
 GLOBAL(ufar)				/* m16:32 far pointer */
 	.long 0
 	.word 0
+	.balign 8
+GLOBAL(xs_mxcsr)			/* MXCSR in, MXCSR out (XSNIP) */
+	.long 0, 0
+	.balign 4096
+GLOBAL(xs_area)				/* XSAVE area: user page, 64-byte aligned */
+	.skip 4096
 	.balign 16
 	.skip 8192
 GLOBAL(ustack_top)
