@@ -143,6 +143,14 @@ check-series: check-series-linux check-series-qemu
 check-series-linux check-series-qemu: check-series-%: build
 	@scripts/check-series.sh $*
 
+# Mutation testing (slow; not part of make test): each patch of mutants/linux
+# breaks one promise of Documentation/arch/x86/ibt.rst, and the suite on
+# qemu-ibt must fail with it.  MUTANTS="03 07" runs some; see
+# mutants/README.md.  Table: build/logs-mutate/results.md.
+.PHONY: mutate
+mutate: linux-tree qemu insn
+	@scripts/mutate.sh $(MUTANTS)
+
 clean:
 	rm -rf $(GUEST) $(LOGDIR)
 

@@ -1,0 +1,402 @@
+#!/bin/bash
+# Mutation testing of the kernel series (make mutate; not part of make test).
+# Each patch in mutants/linux breaks one promise of
+# Documentation/arch/x86/ibt.rst; applied on top of the series, built, and
+# booted on qemu-ibt with the whole suite, it must be "killed": at least
+# one test fails.  See mutants/README.md.
+#
+# Usage: mutate.sh [MUTANT...]    MUTANT: NN or NN-name (default: all)
+#
+#   build/mutate-linux      a git worktree of build/linux at its HEAD, reset
+#                           (checkout -f, clean -fd) before each mutant
+#   build/mutate-kbuild     one kernel build folder, configured like the test
+#                           kernel, built incrementally from mutant to mutant
+#   build/mutate-guest      the guest (initramfs) of the mutated tree
+#   build/logs-mutate/NAME/ apply.log, kernel.log, guest.log, harness.log,
+#                           qemu-ibt/console.log and results.txt, result
+#   build/logs-mutate/results.md   the table of this run
+#
+# First the unmutated tree runs the same way (build/logs-mutate/baseline):
+# if the suite fails without a mutant, killing one proves nothing.
+# Results are recorded per mutant with the HEAD, the patch and the test
+# set-up they were obtained with; a rerun skips what is recorded.
+#
+# Environment: MUTATE_FORCE=1 reruns recorded mutants; MUTATE_BASELINE=0
+# skips the baseline; MUTATE_JOBS (default: nproc) for the kernel build.
+#
+# Exit status: 0 if every mutant was killed (mutants declared equivalent on
+# this platform aside), 1 if one survived or was invalid (did not apply or
+# did not build), 2 if the run could not be set up.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+tree=$top/build/linux
+wt=$top/build/mutate-linux
+kout=$top/build/mutate-kbuild
+guest=$top/build/mutate-guest
+logs=$top/build/logs-mutate
+mdir=$top/mutants/linux
+jobs=${MUTATE_JOBS:-$(nproc)}
+platforms_src=${UIBT_PLATFORMS:-$top/harness/platforms.json}
+platforms=$logs/platforms.json
+
+die() { echo "mutate: $*" >&2; exit 2; }
+rel() { echo "${1#"$top"/}"; }
+git_wt() { git -C "$wt" "$@"; }
+
+# --- the mutants ---------------------------------------------------------------
+# Line 1 of a mutant: "# breaks: PROMISE | killer: KILLER", KILLER being
+#   prog:test[, prog:test...]      tests of guest/tests expected to fail
+#   build: TEXT                    the build must fail, saying TEXT
+#   none: equivalent ...           cannot be killed on this platform
+#   none: needs test ...           a known gap of the suite
+header() {
+	local line
+	IFS= read -r line <"$1" || true
+	case "$line" in
+	'# breaks: '*' | killer: '*) printf '%s\n' "$line" ;;
+	*) return 1 ;;
+	esac
+}
+promise_of() {
+	local h=${1#\# breaks: }
+	printf '%s\n' "${h%% | killer: *}"
+}
+killer_of() { printf '%s\n' "${1##* | killer: }"; }
+kind_of() {
+	case "$1" in
+	'none: equivalent'*) echo equivalent ;;
+	none:*) echo gap ;;
+	build:*) echo build ;;
+	*) echo suite ;;
+	esac
+}
+
+[ -d "$mdir" ] || die "no folder $(rel "$mdir")"
+mapfile -t all < <(find "$mdir" -maxdepth 1 -name '[0-9]*.patch' -printf '%f\n' | sort)
+[ "${#all[@]}" -gt 0 ] || die "no mutants in $(rel "$mdir")"
+
+selected=()
+if [ "$#" -eq 0 ]; then
+	selected=("${all[@]}")
+else
+	for want in "$@"; do
+		want=${want%.patch}
+		found=
+		for p in "${all[@]}"; do
+			n=${p%.patch}
+			if [ "$n" = "$want" ] || [ "${n%%-*}" = "$want" ]; then
+				found=$p
+			fi
+		done
+		[ -n "$found" ] || die "no mutant '$want' in $(rel "$mdir")"
+		selected+=("$found")
+	done
+fi
+for p in "${selected[@]}"; do
+	header "$mdir/$p" >/dev/null ||
+		die "$p: line 1 must be '# breaks: PROMISE | killer: KILLER'"
+done
+
+# --- set-up --------------------------------------------------------------------
+[ -d "$tree/.git" ] || die "no tree build/linux: run 'make build' first"
+mkdir -p "$logs"
+exec 9>"$logs/.lock"
+flock -n 9 || die "another mutation run holds $(rel "$logs")/.lock"
+
+head=$(git -C "$tree" rev-parse --verify HEAD) || die "build/linux has no HEAD"
+
+# The test kernel's fragments (as make test: all but the debug kernel's).
+fragments=()
+for f in "$top"/config/*.config; do
+	[ "$f" = "$top/config/debug.config" ] || fragments+=("$f")
+done
+
+# What else decides a result: the guest, the harness, the configuration.
+setup_hash=$(cd "$top" && find guest harness config scripts/guest.sh scripts/kconfig.sh \
+	-type f ! -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha1sum |
+	sha1sum | cut -c1-12)
+
+# A worktree of build/linux; recreated if it is not one any more (after
+# build/linux was made again, say).  It is this script's scratch folder.
+setup_worktree() {
+	local top_dir common
+	if [ -e "$wt" ]; then
+		top_dir=$(git -C "$wt" rev-parse --show-toplevel 2>/dev/null || true)
+		common=$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+		if [ "$(realpath -m "${top_dir:-/nonexistent}")" != "$(realpath -m "$wt")" ] ||
+			[ "$(realpath -m "${common:-/nonexistent}")" != "$(realpath -m "$tree/.git")" ]; then
+			echo "mutate: $(rel "$wt") is not a worktree of build/linux: making it again"
+			rm -rf "$wt"
+		fi
+	fi
+	if [ ! -e "$wt" ]; then
+		git -C "$tree" worktree prune
+		git -C "$tree" worktree add -q --detach "$wt" "$head"
+	fi
+}
+
+reset_worktree() {
+	git_wt checkout -q -f --detach "$head"
+	git_wt clean -q -fd
+}
+
+# Configure build/mutate-kbuild like the test kernel, again when the
+# fragments, kconfig.sh or the tree's HEAD changed.
+configure() {
+	local f again='' stamp=$kout/.mutate-head
+	if [ ! -f "$kout/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$head" ]; then
+		again=1
+	fi
+	for f in "${fragments[@]}" "$top/scripts/kconfig.sh"; do
+		[ "$f" -nt "$kout/.config" ] && again=1
+	done
+	[ -n "$again" ] || return 0
+	echo "mutate: configuring $(rel "$kout") (log: $(rel "$logs")/kconfig.log)"
+	if ! "$top/scripts/kconfig.sh" "$wt" "$kout" "${fragments[@]}" >"$logs/kconfig.log" 2>&1; then
+		tail -20 "$logs/kconfig.log" >&2
+		die "kernel configuration failed; log: $(rel "$logs")/kconfig.log"
+	fi
+	echo "$head" >"$stamp"
+}
+
+# qemu-ibt alone, and only its Linux suite: the instruction-level image
+# (cet-insn) does not run the kernel, so no mutant can change its results.
+write_platforms() {
+	python3 - "$platforms_src" "$platforms" <<'EOF'
+import json
+import sys
+
+with open(sys.argv[1]) as f:
+    plat = json.load(f)["qemu-ibt"]
+plat["suites"] = ["linux"]
+with open(sys.argv[2], "w") as f:
+    json.dump({"qemu-ibt": plat}, f, indent=2)
+EOF
+}
+
+echo "mutate: ${#selected[@]} mutant(s) on build/linux $(git -C "$tree" log -1 --format='%h %s' "$head")"
+echo "mutate: worktree $(rel "$wt"), build $(rel "$kout"), logs $(rel "$logs")"
+setup_worktree
+reset_worktree
+trap 'reset_worktree >/dev/null 2>&1 || true' EXIT
+configure
+write_platforms || die "cannot read qemu-ibt from $platforms_src"
+
+# --- one run: build, guest, suite ------------------------------------------------
+# The outcome goes to these globals.
+outcome=''	# build-failed, guest-failed, passed, failed, harness-error
+failed=''		# the failing tests, one a line ("prog: test")
+harness_rc=0
+
+build_and_test() {
+	local dir=$1
+	failed=''
+	harness_rc=0
+	echo "  building the kernel (log: $(rel "$dir")/kernel.log)"
+	if ! make -C "$wt" O="$kout" -j"$jobs" bzImage modules >"$dir/kernel.log" 2>&1; then
+		outcome='build-failed'
+		return 0
+	fi
+	echo "  building the guest (log: $(rel "$dir")/guest.log)"
+	if ! "$top/scripts/guest.sh" "$wt" "$kout" "$guest" >"$dir/guest.log" 2>&1; then
+		cat "$guest/build.log" >>"$dir/guest.log" 2>/dev/null || true
+		outcome='guest-failed'
+		return 0
+	fi
+	cat "$guest/build.log" >>"$dir/guest.log" 2>/dev/null || true
+	echo "  booting qemu-ibt with the suite (console: $(rel "$dir")/qemu-ibt/console.log," \
+		"harness: $(rel "$dir")/harness.log)"
+	(cd "$top" && UIBT_KOUT="$kout" UIBT_GUEST="$guest" UIBT_LOGS="$dir" \
+		UIBT_PLATFORMS="$platforms" \
+		python3 harness/uibt.py test --platforms qemu-ibt) >"$dir/harness.log" 2>&1 ||
+		harness_rc=$?
+	failed=$(sed -n 's/^  qemu-ibt: FAIL  //p' "$dir/harness.log" | sed 's/  (.*$//')
+	if [ "$harness_rc" -eq 0 ]; then
+		outcome=passed
+	elif [ "$harness_rc" -eq 1 ] && [ -n "$failed" ]; then
+		outcome=failed
+	else
+		outcome='harness-error'
+	fi
+}
+
+# A result file per run: key, status, detail, failed (one line, "; ").
+field() {
+	[ -f "$1/result" ] || return 0
+	sed -n "s/^$2=//p" "$1/result" | head -1
+}
+record() {
+	local dir=$1
+	{
+		echo "key=$2"
+		echo "status=$3"
+		echo "detail=$4"
+		echo "failed=$(printf '%s\n' "$5" | sed '/^$/d' | paste -sd';' | sed 's/;/; /g')"
+	} >"$dir/result.tmp"
+	mv "$dir/result.tmp" "$dir/result"
+}
+recorded() {
+	[ -z "${MUTATE_FORCE:-}" ] && [ "$(field "$1" key)" = "$2" ] &&
+		[ -n "$(field "$1" status)" ]
+}
+
+# --- the baseline --------------------------------------------------------------
+baseline() {
+	local dir=$logs/baseline key="$head none $setup_hash" start=$SECONDS
+	if recorded "$dir" "$key" && [ "$(field "$dir" status)" = passed ]; then
+		echo "mutate: baseline: passed (recorded)"
+	else
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		echo "mutate: baseline: the series without a mutant"
+		reset_worktree
+		build_and_test "$dir"
+		record "$dir" "$key" "$outcome" "" "$failed"
+		echo "  baseline: $outcome ($((SECONDS - start)) s)"
+	fi
+	[ "$(field "$dir" status)" = passed ] ||
+		die "the suite does not pass without a mutant ($(field "$dir" status): $(field "$dir" failed)); see $(rel "$dir")"
+}
+
+# --- a mutant ------------------------------------------------------------------
+run_mutant() {
+	local p=$1 name=${1%.patch} dir=$logs/${1%.patch} hdr killer kind key sum
+	local start=$SECONDS status detail
+	hdr=$(header "$mdir/$p")
+	killer=$(killer_of "$hdr")
+	kind=$(kind_of "$killer")
+	sum=$(sha1sum <"$mdir/$p" | cut -c1-40)
+	key="$head $sum $setup_hash"
+	if recorded "$dir" "$key"; then
+		echo "mutate: $name: $(field "$dir" status) (recorded; MUTATE_FORCE=1 reruns it)"
+		return 0
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "mutate: $name: breaks: $(promise_of "$hdr")"
+	reset_worktree
+	if ! git_wt apply "$mdir/$p" >"$dir/apply.log" 2>&1; then
+		record "$dir" "$key" invalid "does not apply (apply.log)" ""
+		echo "  $name: invalid: does not apply (log: $(rel "$dir")/apply.log)"
+		return 0
+	fi
+	build_and_test "$dir"
+	case "$outcome" in
+	build-failed)
+		if [ "$kind" = build ] && grep -qF -- "${killer#build: }" "$dir/kernel.log"; then
+			status=killed detail="by the build: ${killer#build: }"
+		else
+			status=invalid detail="the kernel does not build (kernel.log)"
+		fi ;;
+	guest-failed)
+		status=invalid detail="the guest does not build (guest.log)" ;;
+	harness-error)
+		status=invalid
+		detail="the harness could not judge, exit status $harness_rc (harness.log)" ;;
+	failed)
+		status=killed detail="by the suite" ;;
+	passed)
+		status=survived detail="the suite passes" ;;
+	esac
+	record "$dir" "$key" "$status" "$detail" "$failed"
+	echo "  $name: $status, $detail ($((SECONDS - start)) s; logs: $(rel "$dir"))"
+	if [ -n "$failed" ]; then
+		printf '%s\n' "$failed" | head -3 | sed 's/^/    FAIL  /'
+	fi
+}
+
+# --- the table ---------------------------------------------------------------------
+# Did one of the expected tests fail?  killer: "prog:test, prog:test"
+expected_hit() {
+	local killer=$1 failed=$2 k
+	local -a ks
+	IFS=',' read -ra ks <<<"$killer"
+	for k in "${ks[@]}"; do
+		k=${k# }
+		k="${k%%:*}: ${k#*:}"
+		case "; $failed;" in
+		*"; $k;"*) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+md() { printf '%s' "$1" | sed 's/|/\\|/g'; }
+
+table() {
+	local p name dir hdr killer kind status shown first
+	echo "# Mutation run"
+	echo
+	echo "build/linux at $head; $(date -u '+%Y-%m-%d %H:%M UTC'); qemu-ibt, Linux suite."
+	echo
+	echo "| mutant | result | expected killer | first failing tests |"
+	echo "|---|---|---|---|"
+	for p in "${selected[@]}"; do
+		name=${p%.patch}
+		dir=$logs/$name
+		hdr=$(header "$mdir/$p")
+		killer=$(killer_of "$hdr")
+		kind=$(kind_of "$killer")
+		status=$(field "$dir" status)
+		shown=${status:-not run}
+		case "$status/$kind" in
+		survived/equivalent) shown="survived (equivalent)" ;;
+		survived/gap) shown="survived (known gap)" ;;
+		killed/suite)
+			if expected_hit "$killer" "$(field "$dir" failed)"; then
+				shown="killed"
+			else
+				shown="killed (not by the expected test)"
+			fi ;;
+		killed/build) shown="killed (build)" ;;
+		killed/*) shown="killed (expected to survive)" ;;
+		invalid/*) shown="invalid: $(field "$dir" detail)" ;;
+		esac
+		case "$kind" in
+		equivalent) killer="none (equivalent here, see the patch)" ;;
+		gap) killer="none (needs a new test, see the patch)" ;;
+		esac
+		first=$(field "$dir" failed | cut -d';' -f1-3)
+		echo "| $name | $(md "$shown") | $(md "$killer") | $(md "$first") |"
+	done
+}
+
+count() {
+	local p status kind
+	killed=0 survived=0 invalid=0 equivalent=0 missing=0
+	for p in "${selected[@]}"; do
+		status=$(field "$logs/${p%.patch}" status)
+		kind=$(kind_of "$(killer_of "$(header "$mdir/$p")")")
+		case "$status" in
+		killed) killed=$((killed + 1)) ;;
+		survived)
+			if [ "$kind" = equivalent ]; then
+				equivalent=$((equivalent + 1))
+			else
+				survived=$((survived + 1))
+			fi ;;
+		invalid) invalid=$((invalid + 1)) ;;
+		*) missing=$((missing + 1)) ;;
+		esac
+	done
+}
+
+# --- main ----------------------------------------------------------------------
+[ "${MUTATE_BASELINE:-1}" = 0 ] || baseline
+i=0
+for p in "${selected[@]}"; do
+	i=$((i + 1))
+	echo "mutate: [$i/${#selected[@]}]"
+	run_mutant "$p"
+done
+reset_worktree
+
+table >"$logs/results.md"
+echo
+cat "$logs/results.md"
+count
+echo
+echo "mutate: $killed killed, $survived survived, $invalid invalid, $equivalent equivalent" \
+	"(survived, as declared), of ${#selected[@]}; table: $(rel "$logs")/results.md"
+[ "$survived" -eq 0 ] && [ "$invalid" -eq 0 ] && [ "$missing" -eq 0 ]
