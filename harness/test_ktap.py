@@ -355,6 +355,23 @@ put("Linux version 6.12.118", "KTAP version 1", "1..0", "uibt: done")
 """
 
 
+class IbtSelftestRace(unittest.TestCase):
+    """A boot whose kernel IBT selftest failed is tried once more, only
+    where the platform provides kernel IBT."""
+
+    def test_failed_selftest_on_an_ibt_platform(self):
+        text = "CET detected\nIBT selftest: Failed!\nuibt: done\n"
+        self.assertTrue(uibt.lost_ibt_selftest({"features": ["kernel_ibt"]}, text))
+
+    def test_not_on_a_platform_without_ibt(self):
+        text = "IBT selftest: Failed!\n"
+        self.assertFalse(uibt.lost_ibt_selftest({"features": []}, text))
+
+    def test_not_when_it_passed(self):
+        text = "CET detected: Indirect Branch Tracking enabled\n"
+        self.assertFalse(uibt.lost_ibt_selftest({"features": ["kernel_ibt"]}, text))
+
+
 class Boot(unittest.TestCase):
     """The harness's boot loop, on a fake emulator."""
 
