@@ -93,7 +93,7 @@ checkpatch() {
 fail=0
 n=0
 while read -r p; do
-	case "$p" in ''|\#*) continue ;; esac
+	case "$p" in ''|\#*|0000-cover-letter.patch) continue ;; esac
 	n=$((n + 1))
 	patch=$series_dir/$p
 	git -C "$work" -c user.name=uibt -c user.email=uibt@localhost \

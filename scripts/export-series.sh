@@ -6,8 +6,9 @@
 # If patches/NAME/cover-letter.txt exists (first line the subject, then a
 # blank line and the body), the export also writes 0000-cover-letter.patch
 # as "git format-patch --cover-letter" does, with that subject and body,
-# the shortlog and the diffstat.  The series file does not list it: it is
-# for reviewers, not for git am.  Its date is the last commit's, so that
+# the shortlog and the diffstat.  The series file lists it first, as quilt
+# series do; scripts/tree.sh and check-series.sh skip it, since a cover
+# letter has no diff for git am.  Its date is the last commit's, so that
 # an export of unchanged commits changes nothing.
 set -euo pipefail
 
@@ -44,8 +45,8 @@ fi
 for f in "$out"/*.patch; do
 	f=${f##*/}
 	case "$f" in
-	'*.patch'|0000-cover-letter.patch) ;;
+	'*.patch') ;;
 	*) echo "$f" >>"$out/series" ;;
 	esac
 done
-echo "uibt: exported $(wc -l <"$out/series") patches to patches/$name"
+echo "uibt: exported $(grep -cv '^0000-cover-letter' "$out/series") patches to patches/$name"

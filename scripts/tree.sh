@@ -44,10 +44,12 @@ fetch_qemu() {
 	dpkg-source -q -x --no-copy "$(ls "$dl"/qemu_*.dsc)" "$1" >/dev/null
 }
 
+# The patches to git am, in order: the series file without comments and
+# without the cover letter, which is for reviewers and has no diff.
 series_files() {
 	local p
 	while read -r p; do
-		case "$p" in ''|\#*) continue ;; esac
+		case "$p" in ''|\#*|0000-cover-letter.patch) continue ;; esac
 		echo "$series_dir/$p"
 	done <"$series_dir/series"
 }
