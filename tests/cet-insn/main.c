@@ -403,6 +403,14 @@ static void show(const char *what)
 }
 
 /* Each check prints the observation when it does not hold. */
+/* Run rip at CPL3 in 64-bit mode, U_CET = u_cet at the start */
+static void run_user64(void *rip, u64 u_cet)
+{
+	ctx_user64(rip);
+	c.u_cet = u_cet;
+	run();
+}
+
 static int check(int ok, const char *what)
 {
 	if (!ok) {
@@ -707,14 +715,10 @@ static int t_endbr_clears(void)
 {
 	int ok;
 
-	ctx_user64(s_endbr_only);
-	c.u_cet = CET_ENDBR_EN | CET_SUPPRESS;
-	run();
+	run_user64(s_endbr_only, CET_ENDBR_EN | CET_SUPPRESS);
 	ok = done_at(UCS64, "ENDBR64 with SUPPRESS=1") &&
 	     check(res.u_cet == CET_ENDBR_EN, "SUPPRESS not cleared by ENDBR64");
-	ctx_user64(s_endbr_only);
-	c.u_cet = CET_ENDBR_EN | CET_TRACKER;
-	run();
+	run_user64(s_endbr_only, CET_ENDBR_EN | CET_TRACKER);
 	ok &= done_at(UCS64, "ENDBR64 with TRACKER=1") &&
 	      check(res.u_cet == CET_ENDBR_EN, "TRACKER not cleared by ENDBR64");
 	return ok ? PASS : FAIL;
@@ -841,9 +845,7 @@ static int t_int_n(void)
 	c.s_cet = CET_ENDBR_EN;
 	run();
 	ok &= cp_at(gate81_noendbr, KCS64, "int $0x81 from CPL0");
-	ctx_user64(s_int81);
-	c.u_cet = CET_ENDBR_EN;	/* the new CPL's MSR decides, not U_CET */
-	run();
+	run_user64(s_int81, CET_ENDBR_EN);	/* the new CPL's MSR decides, not U_CET */
 	ok &= check(res.vec == VEC_GATE81, "int $0x81, only U_CET.ENDBR_EN");
 	return ok ? PASS : FAIL;
 }
@@ -944,14 +946,10 @@ static int t_user_tracker_waits(void)
 {
 	int ok;
 
-	ctx_user64(s_nop);
-	c.u_cet = CET_ENDBR_EN | CET_TRACKER;
-	run();
+	run_user64(s_nop, CET_ENDBR_EN | CET_TRACKER);
 	ok = cp_at(s_nop, UCS64, "U_CET.TRACKER=1, IRETQ to non-ENDBR") &&
 	     check(res.u_cet & CET_TRACKER, "TRACKER not waiting");
-	ctx_user64(s_endbr_only);
-	c.u_cet = CET_ENDBR_EN | CET_TRACKER;
-	run();
+	run_user64(s_endbr_only, CET_ENDBR_EN | CET_TRACKER);
 	ok &= done_at(UCS64, "U_CET.TRACKER=1, IRETQ to ENDBR64") &&
 	      check(res.u_cet == CET_ENDBR_EN, "TRACKER not cleared");
 	/* the waiting user tracker does not affect CPL0 code, and stays */
@@ -980,9 +978,7 @@ static int t_endbr_disabled_nop(void)
 {
 	int ok, ok_cet0;
 
-	ctx_user64(s_endbr_only);
-	c.u_cet = CET_TRACKER;	/* ENDBR_EN=0: IBT off at CPL3 */
-	run();
+	run_user64(s_endbr_only, CET_TRACKER);	/* ENDBR_EN=0: IBT off at CPL3 */
 	ok = done_at(UCS64, "ENDBR64, U_CET.ENDBR_EN=0") &&
 	     res.u_cet == CET_TRACKER;
 	if (on_bochs)
@@ -1696,9 +1692,7 @@ static int t_endbr_66(void)
 	user_branch(s_jmp_reg, t_endbr64_66, CET_ENDBR_EN);
 	ok = done_at(UCS64, "jmp to 66 f3 0f 1e fa") &&
 	     check(res.u_cet == CET_ENDBR_EN, "want TRACKER idle after it");
-	ctx_user64(t_endbr64_66);
-	c.u_cet = CET_ENDBR_EN | CET_SUPPRESS;
-	run();
+	run_user64(t_endbr64_66, CET_ENDBR_EN | CET_SUPPRESS);
 	ok &= done_at(UCS64, "66 f3 0f 1e fa reached by IRET, SUPPRESS=1") &&
 	      check(res.u_cet == CET_ENDBR_EN, "want SUPPRESS cleared");
 	return ok ? PASS : FAIL;
@@ -1714,9 +1708,7 @@ static int t_endbr_lock(void)
 
 	user_branch(s_jmp_reg, t_endbr64_lock, CET_ENDBR_EN);
 	ok = cp_at(t_endbr64_lock, UCS64, "jmp to f0 f3 0f 1e fa");
-	ctx_user64(t_endbr64_lock);
-	c.u_cet = CET_ENDBR_EN | CET_SUPPRESS;
-	run();
+	run_user64(t_endbr64_lock, CET_ENDBR_EN | CET_SUPPRESS);
 	show("f0 f3 0f 1e fa reached by IRET, SUPPRESS=1 (observed)");
 	ok &= check(res.vec == 6 && res.rip == A(t_endbr64_lock), "want #UD") &&
 	      check(res.u_cet == (CET_ENDBR_EN | CET_SUPPRESS), "want U_CET unchanged");
