@@ -72,6 +72,15 @@ def statuses(res):
     return [(r.program, r.name, r.status) for r in res]
 
 
+def kibt_logs_after_allowed_warn(block):
+    """The kernel-log results of a console where kibt's allowed WARN is
+    followed by block."""
+    text = console(kibt="ok N x").replace(
+        "uibt: end kibt/kibt.sh", KIBT_WARN + block + "uibt: end kibt/kibt.sh")
+    res = judge(text, {"kernel_ibt", "user_ibt"})
+    return [r for r in res if r.name == "(kernel log)"]
+
+
 class Parse(unittest.TestCase):
     def test_all_pass_where_features_exist(self):
         res = judge(console(nocpu="ok N x # SKIP !user_ibt: has it"),
@@ -276,10 +285,7 @@ class Parse(unittest.TestCase):
                 "CPU: 0 UID: 0 PID: 57 Comm: insmod Tainted: G        W  O  6.12.118 #1\n"
                 "RIP: 0010:kibt_init+0x50/0x1000 [kibt]\n"
                 "Code: 00 00 cc <cc> 90 90 90 90\n")
-        text = console(kibt="ok N x").replace(
-            "uibt: end kibt/kibt.sh", KIBT_WARN + oops + "uibt: end kibt/kibt.sh")
-        res = judge(text, {"kernel_ibt", "user_ibt"})
-        logs = [r for r in res if r.name == "(kernel log)"]
+        logs = kibt_logs_after_allowed_warn(oops)
         self.assertEqual([(r.program, r.status) for r in logs], [("kibt/kibt.sh", "fail")])
         self.assertIn("RIP: 0010:kibt_init", logs[0].reason)
 
@@ -290,13 +296,10 @@ class Parse(unittest.TestCase):
                       "do_unexpected_cp+0x3c/0x50\n"
                       "RIP: 0010:do_unexpected_cp+0x3c/0x50\n"
                       "---[ end trace 0000000000000000 ]---\n")
-        text = console(kibt="ok N x").replace(
-            "uibt: end kibt/kibt.sh", KIBT_WARN + unexpected + "uibt: end kibt/kibt.sh")
-        res = judge(text, {"kernel_ibt", "user_ibt"})
-        logs = [(r.program, r.reason) for r in res if r.name == "(kernel log)"]
+        logs = kibt_logs_after_allowed_warn(unexpected)
         self.assertEqual(len(logs), 1)
-        self.assertIn("do_unexpected_cp", logs[0][1])
-        self.assertIn("Unexpected kernel mode #CP", logs[0][1])
+        self.assertIn("do_unexpected_cp", logs[0].reason)
+        self.assertIn("Unexpected kernel mode #CP", logs[0].reason)
 
     def test_guest_tests_narrow_the_kibt_allowance(self):
         # The test list the guest runs must allow kibt's Missing ENDBR WARN,
