@@ -33,7 +33,7 @@ HARNESS := python3 harness/uibt.py
 # Progress for long steps: what runs and where its log is.
 step = @echo "uibt: $(1) (log: $(patsubst $(TOP)/%,%,$(2)))"
 
-.PHONY: all build deps test test-debug run bench kernel guest linux-tree qemu \
+.PHONY: all build deps test test-debug run bench kernel guest linux-tree qemu glibc \
 	export-linux export-qemu check-series check-series-linux \
 	check-series-qemu clean distclean help
 
@@ -78,8 +78,17 @@ qemu: $(B)/.deps
 	$(call step,building QEMU with CET emulation (about 6 minutes cold),$(B)/qemu-build/build.log)
 	@scripts/qemu-build.sh >/dev/null
 
+# --- glibc with --enable-cet: the guest's C libraries ---------------------------
+# glibc 2.36 (Debian 12's, whose ld.so manages IBT), installed, with its own
+# CET tests; the run-time of glibc 2.41 (Debian 13's, which never manages
+# IBT).  scripts/glibc.sh keeps stamps: a warm run does nothing.
+.PHONY: glibc
+glibc: $(B)/.deps
+	@scripts/glibc.sh 2.36 --cet-tests $(B)/glibc-2.36/cet-tests
+	@scripts/glibc.sh 2.41 --runtime
+
 # --- guest ------------------------------------------------------------------
-guest: kernel
+guest: kernel glibc
 	$(call step,building guest programs and the initramfs,$(GUEST)/build.log)
 	@scripts/guest.sh $(KSRC) $(KOUT) $(GUEST)
 

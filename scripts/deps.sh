@@ -21,6 +21,8 @@ packages=(
 	# QEMU from source (the CET emulation)
 	dpkg-dev ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev
 	zlib1g-dev python3-venv
+	# glibc from source with --enable-cet (the guest's C libraries)
+	gawk
 )
 
 missing=()
@@ -37,29 +39,33 @@ for p in "${packages[@]}"; do
 	missing+=("$p")
 done
 
-# QEMU's source comes from Debian's source archive: add a deb-src entry
-# mirroring the binary sources of this machine.
+# QEMU's and glibc's sources come from Debian's source archive: add deb-src
+# entries mirroring the binary sources of this machine, and Debian 13's
+# (trixie) for a current glibc.  Source entries only: nothing installed
+# changes.  The file is rewritten when this script's version differs.
 src_list=/etc/apt/sources.list.d/uibt-deb-src.sources
-need_update=
-if [ ! -f "$src_list" ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "deps: $src_list is missing and adding it needs root: run 'sudo make deps'" >&2
-		exit 1
-	fi
-	cat >"$src_list" <<'EOF'
-# Added by uibt (scripts/deps.sh): QEMU's source for the CET emulation.
+src_text=$(cat <<'EOF'
+# Added by uibt (scripts/deps.sh): QEMU's and glibc's sources.
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
+Suites: bookworm bookworm-updates trixie trixie-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb-src
 URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
+Suites: bookworm-security trixie-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
+)
+need_update=
+if [ "$(cat "$src_list" 2>/dev/null)" != "$src_text" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: $src_list is missing or old and writing it needs root: run 'sudo make deps'" >&2
+		exit 1
+	fi
+	printf '%s\n' "$src_text" >"$src_list"
 	need_update=1
 fi
 

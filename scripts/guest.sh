@@ -70,6 +70,81 @@ if [ -f "$st/Makefile" ]; then
 	done
 fi
 
+# The guest's C library: glibc 2.36 built with --enable-cet (scripts/glibc.sh),
+# in /lib64, where its programs' PT_INTERP points; and the run-time of
+# glibc 2.41 (Debian 13's, which never manages IBT) in /opt/glibc-2.41/lib64.
+g236=$top/build/glibc-2.36/root
+g241=$top/build/glibc-2.41/root
+if [ ! -f "$g236/.installed" ] || [ ! -f "$g241/.runtime" ]; then
+	die "glibc is not built: run 'make glibc'"
+fi
+mkdir -p "$root.new/lib64" "$root.new/opt/glibc-2.41/lib64"
+cp -L "$g236"/lib64/{ld-linux-x86-64.so.2,libc.so.6,libm.so.6} \
+	"$root.new/lib64/"
+cp "$g241"/lib64/{ld-linux-x86-64.so.2,libc.so.6,libm.so.6} \
+	"$root.new/opt/glibc-2.41/lib64/"
+for f in "$root.new/lib64/ld-linux-x86-64.so.2" \
+	"$root.new/opt/glibc-2.41/lib64/ld-linux-x86-64.so.2"; do
+	readelf -n "$f" | grep -q 'x86 feature: IBT' ||
+		die "$f lacks the IBT property: was glibc configured with --enable-cet?"
+done
+
+# glibc 2.36's own CET tests (guest/glibc).
+mkdir -p "$root.new/tests/glibc"
+cp "$top"/build/glibc-2.36/cet-tests/* "$root.new/tests/glibc/"
+install -m 755 "$top/guest/glibc/glibc-cet.sh" "$root.new/tests/glibc/"
+install -m 644 "$top/guest/glibc/expected" "$root.new/tests/glibc/"
+# glibc links its tests to their modules by the build folder's absolute path
+# (DT_NEEDED), and its own cross-testing runs them where that path exists:
+# so does the guest, pointing at the copies.
+elfdir=$(realpath "$top/build/glibc-2.36/obj")/elf
+mkdir -p "$root.new$(dirname "$elfdir")"
+ln -s /tests/glibc "$root.new$elfdir"
+
+# Real clients (guest/clients): a marked program that loads plugins and
+# calls an unmarked DT_NEEDED library, linked against glibc 2.36 (its
+# marked start files) and run by the 2.36 or the 2.41 dynamic linker.
+c=$top/guest/clients
+co=$out/clients
+mkdir -p "$co" "$root.new/tests/clients"
+cc236=(gcc --sysroot="$g236" -B"$g236/usr/lib64/" -L"$g236/usr/lib64" -O2 -Wall
+	-Wextra -I "$c")
+at241=("-Wl,--dynamic-linker=/opt/glibc-2.41/lib64/ld-linux-x86-64.so.2"
+	"-Wl,-rpath,/opt/glibc-2.41/lib64")
+run "${cc236[@]}" -fcf-protection=branch -fPIC -shared -o "$co/plugin-marked.so" "$c/plugin.c"
+run "${cc236[@]}" -fcf-protection=none -fPIC -shared -o "$co/plugin-unmarked.so" "$c/plugin.c"
+run "${cc236[@]}" -fcf-protection=none -fPIC -shared -o "$co/libneeded.so" "$c/needed.c"
+run "${cc236[@]}" -fcf-protection=branch -o "$co/host-236" "$c/host.c"
+run "${cc236[@]}" -fcf-protection=branch -static -o "$co/host-236-static" "$c/host.c"
+run "${cc236[@]}" -fcf-protection=branch -DWITH_NEEDED -o "$co/host-236-needed" \
+	"$c/host.c" -L"$co" -lneeded -Wl,-rpath,/tests/clients
+run "${cc236[@]}" -fcf-protection=branch "${at241[@]}" -o "$co/host-241" "$c/host.c"
+run "${cc236[@]}" -fcf-protection=branch -DWITH_NEEDED "${at241[@]}" \
+	-o "$co/host-241-needed" "$c/host.c" -L"$co" -lneeded \
+	-Wl,-rpath,/tests/clients
+for f in host-236 host-236-static host-236-needed host-241 host-241-needed \
+	plugin-marked.so; do
+	readelf -n "$co/$f" | grep -q 'x86 feature: IBT' ||
+		die "$co/$f lacks the IBT property"
+done
+for f in plugin-unmarked.so libneeded.so; do
+	! readelf -n "$co/$f" | grep -q 'x86 feature: IBT' ||
+		die "$co/$f has the IBT property; it must not"
+done
+install -m 755 "$co"/host-* "$co"/*.so "$c/clients.sh" "$root.new/tests/clients/"
+
+# Lua from Debian's source, and what its workload prints on this machine
+# (no IBT here; lua-236 runs with the build machine's glibc 2.36).
+run "$top/scripts/lua.sh" "$co/lua"
+mkdir -p "$root.new/tests/clients/lua"
+"$co/lua/lua-236" "$c/lua/work.lua" >"$co/lua/expected" 2>>"$log" ||
+	die "lua-236 $c/lua/work.lua failed on the build machine"
+grep -q '^work ok [0-9]' "$co/lua/expected" ||
+	die "lua-236 work.lua printed $(cat "$co/lua/expected")"
+install -m 755 "$co"/lua/lua-236 "$co"/lua/lua-241 "$root.new/tests/clients/"
+install -m 644 "$co"/lua/mod-*.so "$co/lua/expected" "$c/lua/work.lua" "$c/lua/load.lua" \
+	"$root.new/tests/clients/lua/"
+
 # Every listed program must be there.
 while read -r prog _; do
 	case "$prog" in ''|\#*|*:*) continue ;; esac
@@ -81,8 +156,10 @@ rm -rf "$root"
 mv "$root.new" "$root"
 
 # Repack only when the content changed, so that nothing downstream rebuilds.
-sum=$(cd "$root" && find . -type f -o -type l | LC_ALL=C sort |
-	xargs -d '\n' sha1sum | sha1sum | cut -d' ' -f1)
+sum=$(cd "$root" && {
+	find . -type f | LC_ALL=C sort | xargs -d '\n' sha1sum
+	find . -type l -printf '%p -> %l\n' | LC_ALL=C sort
+} | sha1sum | cut -d' ' -f1)
 if [ "$(cat "$out/initramfs.sum" 2>/dev/null)" != "$sum" ] ||
 	[ ! -f "$out/initramfs.cpio.gz" ]; then
 	(cd "$root" && find . | LC_ALL=C sort |
