@@ -98,7 +98,7 @@ $(GUEST)/uibt-%.iso: $(INITRD) $(KIMG) scripts/iso.sh harness/uibt.py
 
 # The ISOs depend on files the phony guest target refreshes: make them in a
 # second pass so that make sees the new timestamps.
-build: guest qemu
+build: guest qemu exec-tests
 	@$(MAKE) --no-print-directory isos insn
 
 .PHONY: isos insn
@@ -110,6 +110,14 @@ insn: $(B)/.deps
 	@mkdir -p $(B)/cet-insn
 	@$(MAKE) -C tests/cet-insn O=$(B)/cet-insn >$(B)/cet-insn/build.log 2>&1 || \
 		{ cat $(B)/cet-insn/build.log; exit 1; }
+
+# --- uibt exec ------------------------------------------------------------------
+# ./uibt exec boots the test kernel with guest.sh's exec.cpio.gz on qemu-ibt;
+# its own tests' programs (tests/exec) are built with the CET glibc.
+.PHONY: exec-tests
+exec-tests: glibc
+	$(call step,building uibt exec's test programs,$(B)/exec-tests/build.log)
+	@scripts/exec-tests.sh $(B)/exec-tests >/dev/null
 
 # --- run and test -------------------------------------------------------------
 PLATFORM ?= qemu-ibt
@@ -131,7 +139,7 @@ test-debug:
 .PHONY: test-debug-run
 # KASAN and lockdep announce themselves at boot: check that they did, so
 # that a run without reports means they were there to report.
-test-debug-run: guest qemu insn
+test-debug-run: guest qemu insn exec-tests
 	@$(HARNESS) test --platforms qemu-ibt \
 		--expect-log 'KernelAddressSanitizer initialized' \
 		--expect-log 'Lock dependency validator'
@@ -139,6 +147,18 @@ test-debug-run: guest qemu insn
 # IBT enforcement's cost in our QEMU: the same workload, IBT on and off.
 bench: build
 	@$(HARNESS) bench
+
+# What ./uibt exec costs: a static hello-world, end to end and by part.
+.PHONY: bench-exec
+bench-exec: build
+	@$(HARNESS) bench-exec
+
+# Real projects' own suites under ./uibt exec --report, built from Debian's
+# source with -fcf-protection=branch (slow; not part of make test; issue 13's
+# acceptance).  PROJECTS="libffi" runs one; results in build/acceptance/.
+.PHONY: exec-acceptance
+exec-acceptance: build
+	@scripts/acceptance.sh $(PROJECTS)
 
 # --- working on the series ----------------------------------------------------
 # Export the commits on top of "base" in build/NAME to patches/NAME.
@@ -157,7 +177,7 @@ check-series-linux check-series-qemu: check-series-%: build
 # qemu-ibt must fail with it.  MUTANTS="03 07" runs some; see
 # mutants/README.md.  Table: build/logs-mutate/results.md.
 .PHONY: mutate
-mutate: linux-tree qemu insn
+mutate: linux-tree qemu insn exec-tests
 	@scripts/mutate.sh $(MUTANTS)
 
 clean:

@@ -3,6 +3,8 @@
 
   uibt.py test [--platforms a,b] [--selftest]   boot, run the suite, summarise
   uibt.py run [--platform p]                    boot into the demo and a shell
+  uibt.py exec [--report] -- PROGRAM [ARGS]     run a program of this machine
+                                                under IBT (harness/exec.py)
 
 The Makefile builds everything first (kernel, initramfs, ISO, emulators); this
 script only boots and judges.  Platforms are data: harness/platforms.json.
@@ -20,6 +22,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exec as uibt_exec  # noqa: E402
+import exec_test  # noqa: E402
 import ktap  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -415,6 +419,13 @@ def cmd_test(args):
     for n in names:
         if plats[n]["kind"] != "bochs":
             run_platform(n, plats[n], out, args.expect_log)
+    if "qemu-ibt" in names:
+        require(exec_test.BIN, "uibt exec's test programs")
+        say("uibt: uibt exec's own tests (./uibt exec on qemu-ibt, tests/exec)")
+        res = exec_test.run_all(say)
+        c = count(res)
+        say(f"uibt: exec: {c['pass']} passed, {c['fail']} failed")
+        out["exec"] = (res, 0)
     if args.selftest:
         say("uibt: harness self-test (parser unit tests, injected failure and panic on qemu)")
         res = harness_selftest(plats)
@@ -430,7 +441,8 @@ def cmd_test(args):
 
     total = {"pass": 0, "fail": 0, "skip": 0}
     say("")
-    for n in names + (["harness"] if args.selftest else []):
+    extra = (["exec"] if "exec" in out else []) + (["harness"] if args.selftest else [])
+    for n in names + extra:
         res, elapsed = out[n]
         for r in res:
             if r.status == "fail":
@@ -503,6 +515,9 @@ def cmd_run(args):
 
 
 def main():
+    if sys.argv[1:2] == ["cc"]:
+        # gcc's options are not ours to parse
+        return uibt_exec.cmd_cc(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -518,12 +533,18 @@ def main():
     b.add_argument("--platform", default="qemu-ibt")
     b.add_argument("--rounds", type=int, default=5)
     b.add_argument("--iterations", type=int, default=20000000)
+    uibt_exec.add_parser(sub)
+    sub.add_parser("bench-exec", help="time ./uibt exec of a static hello-world")
     c = sub.add_parser("cmdline", help="print the kernel command line of a mode")
     c.add_argument("mode", choices=["test", "demo", "demo-batch"])
     args = ap.parse_args()
     if args.cmd == "cmdline":
         print(cmdline_for(args.mode))
         return 0
+    if args.cmd == "exec":
+        return uibt_exec.cmd_exec(args)
+    if args.cmd == "bench-exec":
+        return uibt_exec.cmd_bench()
     if shutil.which("qemu-system-x86_64") is None:
         die("qemu-system-x86_64 is missing: run 'make deps'")
     return {"test": cmd_test, "run": cmd_run, "bench": cmd_bench}[args.cmd](args)

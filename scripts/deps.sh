@@ -21,6 +21,8 @@ packages=(
 	# QEMU from source (the CET emulation)
 	dpkg-dev ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev
 	zlib1g-dev python3-venv
+	# ... and its 9p file sharing, for "uibt exec"
+	libcap-ng-dev
 	# glibc from source with --enable-cet (the guest's C libraries)
 	gawk
 )

@@ -169,3 +169,24 @@ if [ "$(cat "$out/initramfs.sum" 2>/dev/null)" != "$sum" ] ||
 	echo "$sum" >"$out/initramfs.sum"
 	echo "guest: packed $(find "$root" -type f | wc -l) files into $out/initramfs.cpio.gz"
 fi
+
+# The initramfs of "uibt exec" (guest/exec, harness/exec.py): busybox,
+# cettrace and an init that runs one program of the host's.  Small, so that
+# it boots quickly; the program and its files come over 9p.
+if [ -x "$out/cet/cettrace" ]; then
+	ex=$out/exec-root
+	rm -rf "$ex"
+	mkdir -p "$ex"/{bin,dev,proc,uibt,host}
+	cp "$busybox" "$ex/bin/busybox"
+	install -m 755 "$out/cet/cettrace" "$ex/bin/"
+	install -m 755 "$top/guest/exec/init" "$ex/init"
+	(cd "$ex" && find . | LC_ALL=C sort |
+		cpio -o -H newc --owner=0:0 --quiet --reproducible) |
+		gzip -9n >"$out/exec.cpio.gz.tmp"
+	if cmp -s "$out/exec.cpio.gz.tmp" "$out/exec.cpio.gz"; then
+		rm "$out/exec.cpio.gz.tmp"
+	else
+		mv "$out/exec.cpio.gz.tmp" "$out/exec.cpio.gz"
+		echo "guest: packed $out/exec.cpio.gz (uibt exec)"
+	fi
+fi

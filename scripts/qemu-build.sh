@@ -22,17 +22,19 @@ mkdir -p "$out"
 echo "qemu-build: log in $log"
 : >"$log"
 
-if [ ! -f "$out/build.ninja" ]; then
+# virtfs (9p) is for "uibt exec", which shares the host's files with the
+# guest; it needs libcap-ng and the C library's xattr calls.
+args=(--target-list=x86_64-softmmu --without-default-features --enable-tcg
+	--enable-attr --enable-cap-ng --enable-virtfs
+	--disable-install-blobs --disable-docs --disable-tools --disable-werror)
+# Configure again when the arguments change, not only on a first build.
+if [ ! -f "$out/build.ninja" ] ||
+	[ "$(cat "$out/configure-args" 2>/dev/null)" != "${args[*]}" ]; then
 	echo "qemu-build: configuring"
-	(cd "$out" && nice -n 10 "$src/configure" \
-		--target-list=x86_64-softmmu \
-		--without-default-features \
-		--enable-tcg \
-		--disable-install-blobs \
-		--disable-docs \
-		--disable-tools \
-		--disable-werror) >>"$log" 2>&1 ||
+	rm -f "$out/configure-args"
+	(cd "$out" && nice -n 10 "$src/configure" "${args[@]}") >>"$log" 2>&1 ||
 		{ tail -n 30 "$log" >&2; die "configure failed, see $log"; }
+	echo "${args[*]}" >"$out/configure-args"
 fi
 
 echo "qemu-build: building"
