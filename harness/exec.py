@@ -156,7 +156,7 @@ def write_job(ctl, argv, cwd, shared_cwd, policy, report, stdin_file):
         f.write(f"UIBT_CWD_SHARED={'1' if shared_cwd else ''}\n")
     with text("binds") as f:
         for src, dst in glibc_binds():
-            f.write(f"{src} {dst}\n")
+            f.write(f"{src}\t{dst}\n")
     trace = ["/run/uibt/cettrace", "-o", "/run/uibt/ctl/report"]
     environ = dict(os.environ)
     if policy == "on":
@@ -280,6 +280,8 @@ def show_report(path, report, verbose):
             summary = True
             if report or verbose:
                 note(line[len("cettrace: "):])
+        elif line.startswith("cettrace: "):
+            note(line[len("cettrace: "):])
     if not summary:
         raise Fail("the guest's tracer ended without its summary", EXIT_GUEST)
     return findings

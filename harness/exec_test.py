@@ -81,6 +81,22 @@ def t_report_lists_each_target():
     return c
 
 
+def t_one_finding_per_target_in_every_process():
+    """Two processes, two address-space layouts: a file's target is one
+    finding; JIT code, which is no file, is one per address."""
+    prog = f"{BIN}/missing"
+    c = Check(*uibt_exec(["--report", "--", "sh", "-c", f"{prog} >/dev/null; {prog}"]))
+    c.status(24)
+    p = re.escape(prog)
+    c.finds([p + r":asm_nolanding\+0x0 \(0x[0-9a-f]+\), 4 times  at ",
+             p + r":nocf_function\+0x0 \(0x[0-9a-f]+\), 4 times  at ",
+             r"\[anon\]\+0x0 \(0x[0-9a-f]+\), 2 times$",
+             r"\[anon\]\+0x0 \(0x[0-9a-f]+\), 2 times$",
+             re.escape(f"{BIN}/libmissing.so") + r":lib_nolanding\+0x0 \(0x[0-9a-f]+\), 4 times  at "])
+    c.has("stderr", r"^uibt exec: 5 missing ENDBR targets, 16 faults; the command exited with 24$")
+    return c
+
+
 def t_default_dies_at_the_first():
     c = Check(*uibt_exec(["--", f"{BIN}/missing"]))
     c.status(128 + 11)
@@ -200,6 +216,7 @@ def bad_input(args, status, pattern):
 
 TESTS = [
     ("report lists each target", t_report_lists_each_target),
+    ("one finding per target in every process", t_one_finding_per_target_in_every_process),
     ("default dies at the first", t_default_dies_at_the_first),
     ("stdio, cwd and status pass through", t_stdio_cwd_and_status_pass_through),
     ("unmarked program runs without IBT", t_unmarked_runs_without_ibt),

@@ -4,7 +4,7 @@
 # pcre2 (its JIT), both from Debian 12's source, built with
 # -fcf-protection=branch against the CET glibc ("./uibt cc").
 #
-# Usage: acceptance.sh [libffi|pcre2]...   (default: both)
+# Usage: acceptance.sh [libffi|libffi-nocet|pcre2]...   (default: all)
 #
 #   build/dl/acceptance/          the source packages (apt-get source)
 #   build/acceptance/P/src        Debian's source, Debian's patches applied
@@ -57,7 +57,7 @@ configure_make() {
 	mkdir -p "$dir/obj"
 	if [ ! -f "$dir/obj/.configured" ]; then
 		step "$pkg: configure (log: build/acceptance/$pkg/build.log)"
-		(cd "$dir/obj" && CC="$cc" CFLAGS="-O2 -g" "$dir/src/configure" "$@") \
+		(cd "$dir/obj" && CC="$cc" CFLAGS="${LIB_CFLAGS:-"-O2 -g"}" "$dir/src/configure" "$@") \
 			>"$dir/build.log" 2>&1 || die "$pkg: configure failed; see $dir/build.log"
 		touch "$dir/obj/.configured"
 	fi
@@ -65,17 +65,19 @@ configure_make() {
 	make -C "$dir/obj" -j"$jobs" >>"$dir/build.log" 2>&1 || die "$pkg: make failed; see $dir/build.log"
 }
 
-# run_suite PKG DIR N: DIR/run-all.sh in the guest under --report, in DIR
-# (shared read-write: the suite writes its files there); it must leave N
-# lines in DIR/results, one per program it ran.
+# run_suite PKG DIR N [OPTION...]: DIR/run-all.sh in the guest under
+# --report (and the uibt exec options given), in DIR (shared read-write:
+# the suite writes its files there); it must leave N lines in DIR/results,
+# one per program it ran.
 run_suite() {
 	local pkg=$1 dir=$top/build/acceptance/$1 run=$2 want=$3 rc=0 got
+	shift 3
 	step "$pkg: running the suite under ./uibt exec --report (output: ${run#"$top"/}/out)"
 	rm -f "$run/results"
 	# The canary, last: uibt exec's own test program, whose four missing
 	# ENDBRs are reported only if IBT was enforced in this boot.
-	printf '%q >/dev/null 2>&1\n' "$canary" >>"$run/run-all.sh"
-	(cd "$run" && "$top/uibt" exec --report --timeout 3600 -- sh ./run-all.sh) \
+	printf '%q >/dev/null 2>&1 || :\n' "$canary" >>"$run/run-all.sh"
+	(cd "$run" && "$top/uibt" exec --report --timeout 3600 "$@" -- sh ./run-all.sh) \
 		</dev/null >"$dir/stdout.txt" 2>"$dir/report.txt" || rc=$?
 	grep '^uibt exec:' "$dir/report.txt" || true
 	[ "$rc" = 0 ] || die "$pkg: run-all.sh exited with $rc; see ${dir#"$top"/}/report.txt"
@@ -139,6 +141,44 @@ libffi() {
 	fi
 }
 
+# The negative control: the same libffi built without CET
+# (-fcf-protection=none: no ENDBR in unix64.S's jump table and trampolines
+# nor in its C, a PLT without ENDBR, no IBT property: as libffi before 3.3
+# or built without CET), its call and closure tests (marked) run with IBT
+# kept on by the C library
+# (glibc.cpu.x86_ibt=on: an unmarked libffi.so would turn it off).  The
+# report must name what lacks its ENDBR, or the tool would not find what
+# it is for.
+libffi-nocet() {
+	local dir=$top/build/acceptance/libffi-nocet src obj run t name n
+	src=$top/build/acceptance/libffi/src obj=$dir/obj run=$dir/run
+	unpack libffi
+	mkdir -p "$dir"
+	ln -sfn "$src" "$dir/src"
+	LIB_CFLAGS="-O2 -g -fcf-protection=none" configure_make libffi-nocet --disable-docs \
+		--disable-multi-os-directory
+	rm -rf "$run"
+	mkdir -p "$run/bin" "$run/out"
+	step "libffi-nocet: compiling the call and closure tests"
+	local lib=(-I"$obj/include" -I"$obj" -I"$src/include" -L"$obj/.libs" "-Wl,-rpath,$obj/.libs" -lffi -lm)
+	for t in "$src"/testsuite/libffi.{call,closures}/*.c; do
+		grep -q 'dg-do run' "$t" || continue
+		name=$(basename "$(dirname "$t")").$(basename "$t" .c)
+		$cc -O2 -w -I"$(dirname "$t")" -o "$run/bin/${name#libffi.}" "$t" "${lib[@]}" \
+			>>"$dir/tests.log" 2>&1 || true
+	done
+	cat >"$run/run-all.sh" <<-'EOF'
+		for t in bin/*; do
+			GLIBC_TUNABLES=glibc.cpu.x86_ibt=on "./$t" >"out/${t#bin/}" 2>&1
+			echo "${t#bin/} $?" >>results
+		done
+	EOF
+	run_suite libffi-nocet "$run" "$(find "$run/bin" -type f | wc -l)"
+	n=$(grep -c "^uibt exec: missing ENDBR: $obj/.libs/libffi.so" "$dir/report.txt" || true)
+	[ "$n" -gt 0 ] || die "libffi-nocet: no missing ENDBR found in libffi.so"
+	echo "libffi-nocet: $n missing ENDBR targets in libffi.so" | tee "$dir/summary.txt"
+}
+
 pcre2() {
 	local dir=$top/build/acceptance/pcre2 run
 	run=$dir/obj
@@ -161,10 +201,10 @@ pcre2() {
 		"$run/results" | tee "$dir/summary.txt"
 }
 
-[ $# -gt 0 ] || set -- libffi pcre2
+[ $# -gt 0 ] || set -- libffi libffi-nocet pcre2
 for p; do
 	case "$p" in
-	libffi | pcre2) "$p" ;;
-	*) die "unknown project $p (libffi or pcre2)" ;;
+	libffi | libffi-nocet | pcre2) "$p" ;;
+	*) die "unknown project $p (libffi, libffi-nocet or pcre2)" ;;
 	esac
 done

@@ -179,6 +179,7 @@ if [ -x "$out/cet/cettrace" ]; then
 	mkdir -p "$ex"/{bin,dev,proc,uibt,host}
 	cp "$busybox" "$ex/bin/busybox"
 	install -m 755 "$out/cet/cettrace" "$ex/bin/"
+	run gcc -static -O2 -Wall -Wextra -o "$ex/bin/binds" "$top/guest/exec/binds.c"
 	install -m 755 "$top/guest/exec/init" "$ex/init"
 	(cd "$ex" && find . | LC_ALL=C sort |
 		cpio -o -H newc --owner=0:0 --quiet --reproducible) |
