@@ -26,6 +26,7 @@ target, so that one run lists every missing ENDBR.
 
 import argparse
 import ctypes
+import functools
 import io
 import os
 import re
@@ -124,6 +125,7 @@ def missing_libraries(path):
 
 # --- the guest's view --------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
 def glibc_binds():
     """(CET library, the host's library it stands in for), by real paths.
 
@@ -143,7 +145,7 @@ def glibc_binds():
         if (os.path.isfile(src) and os.path.isfile(dst) and (src, dst) not in binds and
                 os.path.basename(src) == os.path.basename(dst)):
             binds.append((src, dst))
-    return binds
+    return tuple(binds)
 
 
 def write_job(ctl, argv, cwd, shared_cwd, policy, report, stdin_file):
@@ -230,6 +232,21 @@ class Tail:
             self.stream.flush()
 
 
+@functools.lru_cache(maxsize=None)
+def functions(obj, dynamic):
+    """{function: value} of obj's symbol table (dynamic: .dynsym), the first
+    of each name; read once per object, however many findings it has."""
+    flags = ["-D", "--defined-only"] if dynamic else ["--defined-only"]
+    r = subprocess.run(["nm"] + flags + [obj], capture_output=True, text=True)
+    table = {}
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        # nm -D prints versioned names: name@@VERSION
+        if len(parts) == 3 and parts[1] in "tTwW":
+            table.setdefault(parts[2].split("@")[0], int(parts[0], 16))
+    return table
+
+
 def symbolize(where):
     """Source line of OBJECT:FUNCTION+0xOFF, by addr2line; or ''."""
     m = re.match(r"^(/[^:]+):([^+]+)\+(0x[0-9a-f]+)$", where)
@@ -239,17 +256,9 @@ def symbolize(where):
     for src, dst in glibc_binds():
         if dst == os.path.realpath(obj):
             obj = src  # the guest's, not this machine's
-    value = None
-    for flags in (["--defined-only"], ["-D", "--defined-only"]):
-        r = subprocess.run(["nm"] + flags + [obj], capture_output=True, text=True)
-        for line in r.stdout.splitlines():
-            parts = line.split()
-            # nm -D prints versioned names: name@@VERSION
-            if len(parts) == 3 and parts[2].split("@")[0] == func and parts[1] in "tTwW":
-                value = int(parts[0], 16)
-                break
-        if value is not None:
-            break
+    value = functions(obj, False).get(func)
+    if value is None:
+        value = functions(obj, True).get(func)
     if value is None:
         return ""
     r = subprocess.run(["addr2line", "-e", obj, hex(value + off)],

@@ -20,6 +20,11 @@ root=$out/root
 
 die() { echo "guest: $*" >&2; exit 1; }
 run() { "$@" >>"$log" 2>&1 || die "'$*' failed; see $log"; }
+# pack DIR FILE: DIR as a reproducible gzipped newc cpio archive
+pack() {
+	(cd "$1" && find . | LC_ALL=C sort |
+		cpio -o -H newc --owner=0:0 --quiet --reproducible) | gzip -9n >"$2"
+}
 
 mkdir -p "$out"
 : >"$log"
@@ -162,9 +167,7 @@ sum=$(cd "$root" && {
 } | sha1sum | cut -d' ' -f1)
 if [ "$(cat "$out/initramfs.sum" 2>/dev/null)" != "$sum" ] ||
 	[ ! -f "$out/initramfs.cpio.gz" ]; then
-	(cd "$root" && find . | LC_ALL=C sort |
-		cpio -o -H newc --owner=0:0 --quiet --reproducible) |
-		gzip -9n >"$out/initramfs.cpio.gz.tmp"
+	pack "$root" "$out/initramfs.cpio.gz.tmp"
 	mv "$out/initramfs.cpio.gz.tmp" "$out/initramfs.cpio.gz"
 	echo "$sum" >"$out/initramfs.sum"
 	echo "guest: packed $(find "$root" -type f | wc -l) files into $out/initramfs.cpio.gz"
@@ -181,9 +184,7 @@ if [ -x "$out/cet/cettrace" ]; then
 	install -m 755 "$out/cet/cettrace" "$ex/bin/"
 	run gcc -static -O2 -Wall -Wextra -o "$ex/bin/binds" "$top/guest/exec/binds.c"
 	install -m 755 "$top/guest/exec/init" "$ex/init"
-	(cd "$ex" && find . | LC_ALL=C sort |
-		cpio -o -H newc --owner=0:0 --quiet --reproducible) |
-		gzip -9n >"$out/exec.cpio.gz.tmp"
+	pack "$ex" "$out/exec.cpio.gz.tmp"
 	if cmp -s "$out/exec.cpio.gz.tmp" "$out/exec.cpio.gz"; then
 		rm "$out/exec.cpio.gz.tmp"
 	else
