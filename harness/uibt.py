@@ -115,7 +115,11 @@ def qemu_cmd(plat, suite, mode, console, extra_cmdline="", interactive=False):
                 "-m", "512", "-kernel", KERNEL, "-initrd", INITRD,
                 "-append", cmdline]
     else:
-        cmd += ["-m", "64", "-kernel", INSN_ELF, "-append", f"platform={plat['name']}"]
+        # cet-insn.la57: the image turns 5-level paging on (test 69).
+        cmdline = f"platform={plat['name']}" + (" cet-insn.la57" if plat.get("la57") else "")
+        cmd += ["-m", "64", "-kernel", INSN_ELF, "-append", cmdline]
+    # Extra arguments, such as make bench's -plugin.
+    cmd += plat.get("qemu_args", [])
     if interactive:
         cmd += ["-nographic", "-serial", "mon:stdio"]
     else:

@@ -23,9 +23,10 @@ echo "qemu-build: log in $log"
 : >"$log"
 
 # virtfs (9p) is for "uibt exec", which shares the host's files with the
-# guest; it needs libcap-ng and the C library's xattr calls.
+# guest; it needs libcap-ng and the C library's xattr calls.  TCG plugins are
+# for "make bench", which counts the instructions the guest kernel runs.
 args=(--target-list=x86_64-softmmu --without-default-features --enable-tcg
-	--enable-attr --enable-cap-ng --enable-virtfs
+	--enable-attr --enable-cap-ng --enable-virtfs --enable-plugins
 	--disable-install-blobs --disable-docs --disable-tools --disable-werror)
 # Configure again when the arguments change, not only on a first build.
 if [ ! -f "$out/build.ninja" ] ||

@@ -10,9 +10,15 @@
 #define UCS64	0x2b	/* ring-3 64-bit code, RPL 3 */
 #define KCS32	0x30	/* ring-0 32-bit (compatibility) code */
 #define TSS_SEL	0x38
+#define CGATE_SEL	0x48	/* 64-bit call gate (16 bytes), set per test */
+#define UCS32_BASE	0x5b	/* ring-3 32-bit code with a base, RPL 3 */
+#define GDT_ENTRIES	12
 
 /* A second linear address of the page that holds l_noendbr (main.c maps it) */
 #define LEGACY_ALIAS	0x3ff000
+/* A supervisor mapping of the page of the patch targets (test 63) */
+#define PATCH_ALIAS	0x3fe000
+#define APIC_BASE	0xfee00000
 
 #define MSR_EFER	0xc0000080
 #define MSR_STAR	0xc0000081
@@ -46,6 +52,10 @@
 #define VEC_DONE	0x80	/* int $0x80: the snippet finished */
 #define VEC_GATE81	0x181	/* the ENDBR-less target of gate 0x81 ran */
 #define VEC_NOENDBR_DE	0x100	/* the ENDBR-less #DE replacement handler ran */
+#define VEC_NMI_NOENDBR	0x102	/* the ENDBR-less NMI handler ran */
+#define VEC_DB_NOENDBR	0x103	/* the ENDBR-less #DB handler ran */
+#define VEC_IRQ_NOENDBR	0x104	/* the ENDBR-less external-interrupt handler ran */
+#define IRQ_VEC		0x40	/* the vector of the self-IPI */
 
 /* Offsets into struct ctx (main.c). */
 #define CTX_RIP		0

@@ -50,11 +50,52 @@ _start:
 	cmpl $512, %ecx
 	jne 1b
 
+	/*
+	 * 5-level paging (CR4.LA57, which can only change with paging off)
+	 * if the command line has "cet-insn.la57" and CPUID.(7,0):ECX[16]
+	 * says the CPU has it: PML5[0] -> the same PML4 (test 69).
+	 */
+	cmpl $0x2badb002, mb_magic
+	jne 8f
+	movl mb_info, %esi
+	testl $4, (%esi)
+	jz 8f
+	movl 16(%esi), %esi		/* the command line */
+7:	cmpb $0, (%esi)
+	je 8f
+	movl $la57_token, %edi
+	movl %esi, %edx
+6:	movb (%edi), %al
+	testb %al, %al
+	jz 5f				/* the whole token matched */
+	cmpb (%edx), %al
+	jne 4f
+	incl %edi
+	incl %edx
+	jmp 6b
+4:	incl %esi
+	jmp 7b
+5:	movl $7, %eax
+	xorl %ecx, %ecx
+	cpuid
+	btl $16, %ecx
+	jnc 8f
 	movl $pml4, %eax
-	movl %eax, %cr3
+	orl $7, %eax
+	movl %eax, pml5
+	movl $1, la57_on
+8:
+	movl $pml4, %eax
+	cmpl $0, la57_on
+	je 1f
+	movl $pml5, %eax
+1:	movl %eax, %cr3
 	movl %cr4, %eax
 	orl $0x20, %eax			/* PAE */
-	movl %eax, %cr4
+	cmpl $0, la57_on
+	je 1f
+	orl $0x1000, %eax		/* LA57 */
+1:	movl %eax, %cr4
 	movl $MSR_EFER, %ecx
 	rdmsr
 	orl $0x101, %eax		/* LME | SCE */
@@ -114,6 +155,19 @@ de_noendbr:
 	pushq $0
 	pushq $VEC_NOENDBR_DE
 	jmp isr_common
+
+	/* NMI, #DB (INT1) and external-interrupt handlers without ENDBR */
+	.macro NOENDBR name, vec
+	.globl \name
+\name:
+	nop
+	pushq $0
+	pushq $\vec
+	jmp isr_common
+	.endm
+	NOENDBR nmi_noendbr, VEC_NMI_NOENDBR
+	NOENDBR db_noendbr, VEC_DB_NOENDBR
+	NOENDBR irq_noendbr, VEC_IRQ_NOENDBR
 
 	/* SYSCALL targets: the marker 0x5ca11 in RAX says we got there */
 	.globl lstar_noendbr
@@ -278,6 +332,8 @@ gdt:
 	.quad 0x00affa000000ffff	/* 0x28 ring-3 64-bit code */
 	.quad 0x00cf9a000000ffff	/* 0x30 ring-0 32-bit code */
 	.quad 0, 0			/* 0x38 TSS, filled by kmain */
+	.quad 0, 0			/* 0x48 64-bit call gate, set per test */
+	.quad 0x00cffa000000ffff	/* 0x58 ring-3 32-bit code, base set per test */
 gdt_end:
 	.balign 8
 	.word 0
@@ -285,16 +341,19 @@ gdt_desc:
 	.word gdt_end - gdt - 1
 	.quad gdt
 
-	.globl mb_magic, mb_info, in_snippet
+	.globl mb_magic, mb_info, in_snippet, la57_on
 mb_magic:	.long 0
 mb_info:	.long 0
 in_snippet:	.long 0
+la57_on:	.long 0
+la57_token:	.asciz "cet-insn.la57"
 	.balign 8
 saved_rsp:	.quad 0
 
 	.bss
 	.balign 4096
-	.globl pml4, pdpt, pd
+	.globl pml5, pml4, pdpt, pd
+pml5:	.skip 4096
 pml4:	.skip 4096
 pdpt:	.skip 4096
 pd:	.skip 4096

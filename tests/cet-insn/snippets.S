@@ -33,6 +33,19 @@ GLOBAL(t_int3)
 	int3
 	int $0x80
 	.balign 16
+GLOBAL(t_int3_endbr64)			/* a breakpoint planted on an ENDBR64 */
+	int3
+	endbr64
+	int $0x80
+	.balign 16
+GLOBAL(t_int1_at)			/* INT1 (ICEBP) */
+	.byte 0xf1
+	int $0x80
+	.balign 16
+GLOBAL(t_int_imm8_3)			/* INT 3 as INT imm8: CD 03 */
+	.byte 0xcd, 0x03
+	int $0x80
+	.balign 16
 GLOBAL(t_endbr64_66)			/* ENDBR64 with a 66h prefix */
 	.byte 0x66, 0xf3, 0x0f, 0x1e, 0xfa
 	int $0x80
@@ -129,6 +142,33 @@ GLOBAL(s_sysenter_exit)			/* RBX = a second target */
 1:	nop				/* SYSEXIT lands here: no ENDBR */
 	jmp *%rbx
 
+/* ---- events (issue 14): NMI, INT1, external interrupts ---- */
+	.balign 16
+GLOBAL(s_apic_ipi)			/* RDI = ICR low (APIC page), ESI = ICR low, EDX = ICR high */
+	movl %edx, 0x10(%rdi)
+	movl %esi, (%rdi)		/* send: the event arrives in the loop */
+	movl $1000000, %ecx
+1:	decl %ecx
+	jnz 1b
+	int $0x80			/* it never came */
+	.balign 16
+GLOBAL(s_icebp)
+	.byte 0xf1			/* INT1 (ICEBP) */
+GLOBAL(s_icebp_after)
+	int $0x80
+
+/* ---- far transfers through gates and to TSSs (ufar = the far pointer) ---- */
+	.balign 16
+GLOBAL(s_lcall_mem)
+	lcall *ufar(%rip)		/* FF /3 m16:32 */
+	int $0x80
+	.balign 16
+GLOBAL(s_ljmp_mem)
+	ljmp *ufar(%rip)		/* FF /5 m16:32 */
+	.balign 16
+GLOBAL(s_int82)
+	int $0x82
+
 /* ---- CPL0 snippets ---- */
 	.balign 16
 GLOBAL(k_wrmsr)				/* ECX, EDX:EAX */
@@ -164,6 +204,26 @@ GLOBAL(k_iret)				/* IRETQ to a CPL0 target without ENDBR */
 1:	nop
 	jmp *%rbx			/* RBX = a second target */
 
+	.balign 16
+GLOBAL(k_iret_nt)			/* IRETQ to 1f with RFLAGS.NT |= RBX */
+	movq %rsp, %rax
+	pushq $KDS
+	pushq %rax
+	pushfq
+	pushq $KCS64
+	leaq 1f(%rip), %rax
+	pushq %rax
+	pushfq
+	orq %rbx, (%rsp)
+	popfq
+GLOBAL(k_iret_nt_at)
+	iretq
+1:	int $0x80
+	.balign 16
+GLOBAL(k_patch_jmp)			/* store EBX at (RDI), then jmp *%rax */
+	movl %ebx, (%rdi)
+	jmp *%rax
+
 /*
  * ---- XSAVE family (CPL0, or CPL3 for the privilege checks) ----
  * RDI = the 64-byte aligned area, EDX:EAX = the requested-feature bitmap,
@@ -190,6 +250,32 @@ GLOBAL(\name\()_at)
 	XSNIP x_xrstors, xrstors64
 	XSNIP x_xsavec, xsavec64
 	XSNIP x_xsaves, xsaves64
+
+/*
+ * Compacted layout (issue 14): RDI = the area, EDX:EAX = RFBM, RBX = 0:
+ * XSAVEC, 1: XSAVES.  x_ymm_save first loads YMM0 from 0(%rsi) (AVX only);
+ * x_init_save first initialises everything with XRSTOR (XSAVEC) or
+ * XRSTORS (XSAVES) of 0(%rsi), an area with XSTATE_BV = 0.
+ */
+	.balign 16
+GLOBAL(x_ymm_save)
+	vmovdqu (%rsi), %ymm0
+	testq %rbx, %rbx
+	jnz 1f
+	xsavec64 (%rdi)
+	int $0x80
+1:	xsaves64 (%rdi)
+	int $0x80
+	.balign 16
+GLOBAL(x_init_save)
+	testq %rbx, %rbx
+	jnz 1f
+	xrstor64 (%rsi)
+	xsavec64 (%rdi)
+	int $0x80
+1:	xrstors64 (%rsi)
+	xsaves64 (%rdi)
+	int $0x80
 
 /* ---- 32-bit compatibility-mode code (EAX = target) ---- */
 	.code32
@@ -222,6 +308,22 @@ GLOBAL(c_far_jmp_compat_endbr32)
 	.byte 0x3e
 	ljmp $UCS32, $c_t_endbr32
 	.code64
+
+/*
+ * ---- a page of targets that the tests patch at run time (test 63) ----
+ * Written through PATCH_ALIAS, a supervisor mapping of the same page, as
+ * the kernel's text_poke() does.
+ */
+	.section .upatch, "ax"
+	.balign 4096
+GLOBAL(p_endbr)				/* starts with ENDBR64 */
+	endbr64
+	int $0x80
+	.balign 16
+GLOBAL(p_noendbr)			/* starts with a 4-byte NOP */
+	.byte 0x0f, 0x1f, 0x40, 0x00
+	int $0x80
+	.balign 4096
 
 /* ---- a page of legacy code: its bit is set in the legacy bitmaps ---- */
 	.section .ulegacy, "ax"
