@@ -144,9 +144,20 @@ test-debug-run: guest qemu insn exec-tests
 		--expect-log 'KernelAddressSanitizer initialized' \
 		--expect-log 'Lock dependency validator'
 
-# IBT enforcement's cost in our QEMU: the same workload, IBT on and off.
+# What IBT costs, in one boot of qemu-ibt with one CPU: the wall-clock time
+# of the same workload with IBT enforced and not, and the kernel's
+# instructions per exec, signal and pipe round trip with IBT on and off,
+# counted by a TCG plugin (tools/plugin/kinsn.c).  The plugin is built
+# after the QEMU tree, whose qemu-plugin.h it includes.
+KINSN := $(B)/plugin/libkinsn.so
 bench: build
-	@$(HARNESS) bench
+	@$(MAKE) --no-print-directory $(KINSN)
+	@$(HARNESS) bench --plugin $(KINSN)
+
+$(KINSN): tools/plugin/kinsn.c $(B)/qemu/include/qemu/qemu-plugin.h
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC \
+		$$(pkg-config --cflags glib-2.0) -I $(B)/qemu/include/qemu -o $@ $<
 
 # What ./uibt exec costs: a static hello-world, end to end and by part.
 .PHONY: bench-exec
@@ -179,6 +190,12 @@ check-series-linux check-series-qemu: check-series-%: build
 .PHONY: mutate
 mutate: linux-tree qemu insn exec-tests
 	@scripts/mutate.sh $(MUTANTS)
+
+# The same for patches/qemu: mutants/qemu, judged by cet-insn on qemu-ibt's
+# CPU (MUTANTS="01 05" runs some).  Table: build/logs-mutate-qemu/results.md.
+.PHONY: mutate-qemu
+mutate-qemu: qemu insn
+	@scripts/mutate-qemu.sh $(MUTANTS)
 
 clean:
 	rm -rf $(GUEST) $(LOGDIR)
