@@ -128,7 +128,9 @@ test: build
 	@$(HARNESS) test --selftest $(if $(PLATFORMS),--platforms $(PLATFORMS))
 
 # The whole suite on qemu-ibt with a debug kernel (KASAN, lockdep, UBSAN,
-# atomic-sleep checks): any report fails the test that was running.  Its
+# atomic-sleep checks): any report fails the test that was running.  The
+# debug kernel is also the one built without X86_KERNEL_IBT (platform
+# qemu-ibt-debug): user IBT on a kernel that does not use IBT itself.  Its
 # own build and log folders (build/kbuild-debug, build/guest-debug,
 # build/logs-debug).
 test-debug:
@@ -140,7 +142,7 @@ test-debug:
 # KASAN and lockdep announce themselves at boot: check that they did, so
 # that a run without reports means they were there to report.
 test-debug-run: guest qemu insn exec-tests
-	@$(HARNESS) test --platforms qemu-ibt \
+	@$(HARNESS) test --platforms qemu-ibt-debug \
 		--expect-log 'KernelAddressSanitizer initialized' \
 		--expect-log 'Lock dependency validator'
 

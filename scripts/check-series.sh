@@ -11,6 +11,13 @@
 # CHECK_FROM=N builds only from patch N on (every patch is still applied and
 # checkpatch'ed): to go on after fixing patch N, when an earlier run proved
 # that patches 1 to N-1 build.
+#
+# A kernel whose sources (the tree but Documentation/, tools/cet and
+# tools/testing, which its build does not read) and configuration were
+# already built without error, by this run or an earlier one, is not built
+# again ("build same"): after a change to a selftest only, the patches
+# whose kernel did not change cost a tools build.  The record is
+# build/check-linux-out/.built-kernels; delete it to build every kernel.
 set -euo pipefail
 
 name=${1:?usage: check-series.sh linux|qemu}
@@ -57,13 +64,38 @@ build_tools() {
 	fi
 }
 
+# What the kernel build of the worktree's HEAD reads: its sources, the
+# fragments and kconfig.sh.  (git ls-tree takes no exclude pathspecs.)
+kernel_id() {
+	local tree
+	tree=$(git -C "$work" ls-tree -r HEAD) || return
+	[ -n "$tree" ] || return
+	{
+		printf '%s\n' "$tree" |
+			grep -v -e $'\tDocumentation/' -e $'\ttools/cet/' \
+				-e $'\ttools/testing/'
+		cat "${fragments[@]}" "$top/scripts/kconfig.sh"
+	} | sha1sum | cut -c1-40
+}
+
+built=$out/.built-kernels
+same=''
 build() {
+	local id
+	same=''
 	case "$name" in
 	linux)
-		KCONFIG_LENIENT=1 "$top/scripts/kconfig.sh" "$work" "$out" \
-			"${fragments[@]}" &&
-			make -C "$work" O="$out" -j"$(nproc)" bzImage modules &&
-			build_tools
+		id=$(kernel_id) || return
+		if grep -qxF "$id" "$built" 2>/dev/null; then
+			same=1
+			echo "check-series: kernel $id built before: not again"
+		else
+			KCONFIG_LENIENT=1 "$top/scripts/kconfig.sh" "$work" "$out" \
+				"${fragments[@]}" &&
+				make -C "$work" O="$out" -j"$(nproc)" bzImage modules &&
+				echo "$id" >>"$built" || return
+		fi
+		build_tools
 		;;
 	qemu)
 		if [ ! -f "$out/build.ninja" ]; then
@@ -106,6 +138,7 @@ while read -r p; do
 		bd=skip
 	else
 		build >>"$log" 2>&1 || { bd=FAIL; fail=1; }
+		[ "$bd" = ok ] && [ -n "$same" ] && bd=same
 	fi
 	printf '%2d  checkpatch %-4s  build %-4s (%3d s)  %s\n' \
 		"$n" "$cp" "$bd" "$((SECONDS - start))" "$p"

@@ -60,16 +60,29 @@ readelf -n "$out/bench" | grep -q 'x86 feature: IBT' ||
 	die "$out/bench lacks the IBT property"
 install -m 755 "$out/bench" "$top/guest/bench/run" "$root.new/tests/bench/"
 
-# cetcmd and the IBT selftests, once the series carries them.
+# cetcmd and the IBT selftests, once the series carries them.  cetcmd and
+# cettrace are linked statically against glibc 2.36 built with
+# --enable-cet (below), so that they are IBT-clean: ibt_cetcmd runs cetcmd
+# under CET_EXEC_ALWAYS_ON, where every program gets IBT.
+g236=$top/build/glibc-2.36/root
+[ -f "$g236/.installed" ] || die "glibc is not built: run 'make glibc'"
+cet_cc="gcc --sysroot=$g236 -B$g236/usr/lib64/ -L$g236/usr/lib64"
+ibt_marked() {
+	readelf -n "$1" | grep -q 'x86 feature: IBT' || die "$1 lacks the IBT property"
+}
+# (Their rules do not depend on the compiler: build them again each time.)
+rm -f "$out/cet/cetcmd" "$out/cet/cettrace" "$out/ibt/cetcmd" "$out/ibt/cettrace"
 if [ -f "$ksrc/tools/cet/Makefile" ]; then
 	mkdir -p "$out/cet"
-	run make -C "$ksrc/tools/cet" OUTPUT="$out/cet/"
+	run make -C "$ksrc/tools/cet" OUTPUT="$out/cet/" CC="$cet_cc"
+	ibt_marked "$out/cet/cetcmd"
 	install -m 755 "$out/cet/cetcmd" "$root.new/tests/bin/"
 fi
 st=$ksrc/tools/testing/selftests/x86/ibt
 if [ -f "$st/Makefile" ]; then
 	mkdir -p "$out/ibt" "$root.new/tests/ibt"
-	run make -C "$st" OUTPUT="$out/ibt"
+	run make -C "$st" OUTPUT="$out/ibt" CET_CC="$cet_cc"
+	ibt_marked "$out/ibt/cetcmd"
 	for f in "$out"/ibt/*; do
 		[ -f "$f" ] && [ -x "$f" ] && install -m 755 "$f" "$root.new/tests/ibt/"
 	done
@@ -78,7 +91,6 @@ fi
 # The guest's C library: glibc 2.36 built with --enable-cet (scripts/glibc.sh),
 # in /lib64, where its programs' PT_INTERP points; and the run-time of
 # glibc 2.41 (Debian 13's, which never manages IBT) in /opt/glibc-2.41/lib64.
-g236=$top/build/glibc-2.36/root
 g241=$top/build/glibc-2.41/root
 if [ ! -f "$g236/.installed" ] || [ ! -f "$g241/.runtime" ]; then
 	die "glibc is not built: run 'make glibc'"

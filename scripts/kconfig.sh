@@ -1,6 +1,7 @@
 #!/bin/bash
 # Configure the kernel build folder: tinyconfig, then our fragment(s), then
-# check that every option of the fragments took effect.
+# check that every option of the fragments took effect (as set by the last
+# fragment that sets it: config/debug.config overrides the others).
 # Usage: kconfig.sh SRC OUT FRAGMENT...
 # KCONFIG_LENIENT=1 skips the check (check-series builds patches that come
 # before the one adding an option).
@@ -16,17 +17,26 @@ make -s -C "$src" O="$out" tinyconfig >/dev/null
 make -s -C "$src" O="$out" olddefconfig >/dev/null
 
 [ -z "${KCONFIG_LENIENT:-}" ] || exit 0
-bad=0
+declare -A last=()
+order=()
 while IFS= read -r line; do
 	case "$line" in
-	CONFIG_*=n) opt=${line%%=*}
-		want="# $opt is not set" ;;
-	CONFIG_*=*) want=$line ;;
+	CONFIG_*=*) opt=${line%%=*} ;;
 	*) continue ;;
+	esac
+	[ -n "${last[$opt]+set}" ] || order+=("$opt")
+	last[$opt]=$line
+done < <(cat "$@")
+bad=0
+for opt in "${order[@]}"; do
+	line=${last[$opt]}
+	case "$line" in
+	*=n) want="# $opt is not set" ;;
+	*) want=$line ;;
 	esac
 	if ! grep -qxF -- "$want" "$out/.config"; then
 		echo "kconfig: '$line' did not take effect (missing dependency?)" >&2
 		bad=1
 	fi
-done < <(cat "$@")
+done
 exit "$bad"

@@ -2,8 +2,9 @@
 # Mutation testing of the kernel series (make mutate; not part of make test).
 # Each patch in mutants/linux breaks one promise of
 # Documentation/arch/x86/ibt.rst; applied on top of the series, built, and
-# booted on qemu-ibt with the whole suite, it must be "killed": at least
-# one test fails.  See mutants/README.md.
+# booted on qemu-ibt (also with nouseribt and with ibt=off) with the
+# suite, it must be "killed": at least one test fails.  See
+# mutants/README.md.
 #
 # Usage: mutate.sh [MUTANT...]    MUTANT: NN or NN-name (default: all)
 #
@@ -13,7 +14,7 @@
 #                           kernel, built incrementally from mutant to mutant
 #   build/mutate-guest      the guest (initramfs) of the mutated tree
 #   build/logs-mutate/NAME/ apply.log, kernel.log, guest.log, harness.log,
-#                           qemu-ibt/console.log and results.txt, result
+#                           PLATFORM/console.log and results.txt, result
 #   build/logs-mutate/results.md   the table of this run
 #
 # First the unmutated tree runs the same way (build/logs-mutate/baseline):
@@ -33,6 +34,7 @@ top=$(cd "$(dirname "$0")/.." && pwd -P)
 tree=$top/build/linux
 wt=$top/build/mutate-linux
 kout=$top/build/mutate-kbuild
+kout_debug=$top/build/mutate-kbuild-debug
 guest=$top/build/mutate-guest
 logs=$top/build/logs-mutate
 mdir=$top/mutants/linux
@@ -48,6 +50,11 @@ git_wt() { git -C "$wt" "$@"; }
 # Line 1 of a mutant: "# breaks: PROMISE | killer: KILLER", KILLER being
 #   prog:test[, prog:test...]      tests of guest/tests expected to fail
 #   build: TEXT                    the build must fail, saying TEXT
+#   debug-build: TEXT              the build of make test-debug's kernel
+#                                  (config/debug.config: no X86_KERNEL_IBT)
+#                                  must fail, saying TEXT; only its vDSO is
+#                                  built, where that kernel's build checks
+#                                  what such a mutant breaks
 #   none: equivalent ...           cannot be killed on this platform
 #   none: needs test ...           a known gap of the suite
 header() {
@@ -68,6 +75,7 @@ kind_of() {
 	'none: equivalent'*) echo equivalent ;;
 	none:*) echo gap ;;
 	build:*) echo build ;;
+	debug-build:*) echo debug-build ;;
 	*) echo suite ;;
 	esac
 }
@@ -141,37 +149,45 @@ reset_worktree() {
 	git_wt clean -q -fd
 }
 
-# Configure build/mutate-kbuild like the test kernel, again when the
-# fragments, kconfig.sh or the tree's HEAD changed.
+# Configure a build folder (build/mutate-kbuild like the test kernel,
+# build/mutate-kbuild-debug like make test-debug's) with the given
+# fragments, again when they, kconfig.sh or the tree's HEAD changed.
 configure() {
-	local f again='' stamp=$kout/.mutate-head
-	if [ ! -f "$kout/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$head" ]; then
+	local dir=$1 f again='' stamp=$1/.mutate-head
+	shift
+	if [ ! -f "$dir/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$head" ]; then
 		again=1
 	fi
-	for f in "${fragments[@]}" "$top/scripts/kconfig.sh"; do
-		[ "$f" -nt "$kout/.config" ] && again=1
+	for f in "$@" "$top/scripts/kconfig.sh"; do
+		[ "$f" -nt "$dir/.config" ] && again=1
 	done
 	[ -n "$again" ] || return 0
-	echo "mutate: configuring $(rel "$kout") (log: $(rel "$logs")/kconfig.log)"
-	if ! "$top/scripts/kconfig.sh" "$wt" "$kout" "${fragments[@]}" >"$logs/kconfig.log" 2>&1; then
+	echo "mutate: configuring $(rel "$dir") (log: $(rel "$logs")/kconfig.log)"
+	if ! "$top/scripts/kconfig.sh" "$wt" "$dir" "$@" >"$logs/kconfig.log" 2>&1; then
 		tail -20 "$logs/kconfig.log" >&2
 		die "kernel configuration failed; log: $(rel "$logs")/kconfig.log"
 	fi
 	echo "$head" >"$stamp"
 }
 
-# qemu-ibt alone, and only its Linux suite: the instruction-level image
-# (cet-insn) does not run the kernel, so no mutant can change its results.
+# qemu-ibt, and the same CPU booted with nouseribt and with ibt=off (for
+# the mutants of the boot options), each with its Linux suite only: the
+# instruction-level image (cet-insn) does not run the kernel, so no mutant
+# can change its results.
+mutate_platforms=(qemu-ibt qemu-ibt-nouseribt qemu-ibt-ibtoff)
 write_platforms() {
-	python3 - "$platforms_src" "$platforms" <<'EOF'
+	python3 - "$platforms_src" "$platforms" "${mutate_platforms[@]}" <<'EOF'
 import json
 import sys
 
 with open(sys.argv[1]) as f:
-    plat = json.load(f)["qemu-ibt"]
-plat["suites"] = ["linux"]
+    plats = json.load(f)
+out = {}
+for name in sys.argv[3:]:
+    out[name] = plats[name]
+    out[name]["suites"] = ["linux"]
 with open(sys.argv[2], "w") as f:
-    json.dump({"qemu-ibt": plat}, f, indent=2)
+    json.dump(out, f, indent=2)
 EOF
 }
 
@@ -180,8 +196,8 @@ echo "mutate: worktree $(rel "$wt"), build $(rel "$kout"), logs $(rel "$logs")"
 setup_worktree
 reset_worktree
 trap 'reset_worktree >/dev/null 2>&1 || true' EXIT
-configure
-write_platforms || die "cannot read qemu-ibt from $platforms_src"
+configure "$kout" "${fragments[@]}"
+write_platforms || die "cannot read ${mutate_platforms[*]} from $platforms_src"
 
 # --- one run: build, guest, suite ------------------------------------------------
 # The outcome goes to these globals.
@@ -205,19 +221,34 @@ build_and_test() {
 		return 0
 	fi
 	cat "$guest/build.log" >>"$dir/guest.log" 2>/dev/null || true
-	echo "  booting qemu-ibt with the suite (console: $(rel "$dir")/qemu-ibt/console.log," \
-		"harness: $(rel "$dir")/harness.log)"
+	echo "  booting ${mutate_platforms[*]} with the suite (consoles:" \
+		"$(rel "$dir")/PLATFORM/console.log, harness: $(rel "$dir")/harness.log)"
 	(cd "$top" && UIBT_KOUT="$kout" UIBT_GUEST="$guest" UIBT_LOGS="$dir" \
 		UIBT_PLATFORMS="$platforms" \
-		python3 harness/uibt.py test --platforms qemu-ibt) >"$dir/harness.log" 2>&1 ||
-		harness_rc=$?
-	failed=$(sed -n 's/^  qemu-ibt: FAIL  //p' "$dir/harness.log" | sed 's/  (.*$//')
+		python3 harness/uibt.py test --platforms "$(IFS=,; echo "${mutate_platforms[*]}")") \
+		>"$dir/harness.log" 2>&1 || harness_rc=$?
+	failed=$(sed -n 's/^  qemu-ibt[a-z0-9-]*: FAIL  //p' "$dir/harness.log" |
+		sed 's/  (.*$//' | sort -u)
 	if [ "$harness_rc" -eq 0 ]; then
 		outcome=passed
 	elif [ "$harness_rc" -eq 1 ] && [ -n "$failed" ]; then
 		outcome=failed
 	else
 		outcome='harness-error'
+	fi
+}
+
+# A debug-build mutant: make test-debug's kernel configuration, its vDSO
+# only (the build checks each exported function's landing pad there).
+debug_build() {
+	local dir=$1
+	configure "$kout_debug" "${fragments[@]}" "$top/config/debug.config"
+	echo "  building the debug kernel's vDSO (log: $(rel "$dir")/kernel-debug.log)"
+	if make -C "$wt" O="$kout_debug" -j"$jobs" arch/x86/entry/vdso/ \
+		>"$dir/kernel-debug.log" 2>&1; then
+		outcome=passed
+	else
+		outcome=build-failed
 	fi
 }
 
@@ -281,11 +312,18 @@ run_mutant() {
 		echo "  $name: invalid: does not apply (log: $(rel "$dir")/apply.log)"
 		return 0
 	fi
-	build_and_test "$dir"
+	if [ "$kind" = debug-build ]; then
+		debug_build "$dir"
+	else
+		build_and_test "$dir"
+	fi
 	case "$outcome" in
 	build-failed)
 		if [ "$kind" = build ] && grep -qF -- "${killer#build: }" "$dir/kernel.log"; then
 			status=killed detail="by the build: ${killer#build: }"
+		elif [ "$kind" = debug-build ] &&
+			grep -qF -- "${killer#debug-build: }" "$dir/kernel-debug.log"; then
+			status=killed detail="by the debug kernel's build: ${killer#debug-build: }"
 		else
 			status=invalid detail="the kernel does not build (kernel.log)"
 		fi ;;
@@ -328,7 +366,7 @@ table() {
 	local p name dir hdr killer kind status shown first
 	echo "# Mutation run"
 	echo
-	echo "build/linux at $head; $(date -u '+%Y-%m-%d %H:%M UTC'); qemu-ibt, Linux suite."
+	echo "build/linux at $head; $(date -u '+%Y-%m-%d %H:%M UTC'); qemu-ibt, also booted with nouseribt and with ibt=off; Linux suite."
 	echo
 	echo "| mutant | result | expected killer | first failing tests |"
 	echo "|---|---|---|---|"
@@ -350,6 +388,7 @@ table() {
 				shown="killed (not by the expected test)"
 			fi ;;
 		killed/build) shown="killed (build)" ;;
+		killed/debug-build) shown="killed (debug kernel's build)" ;;
 		killed/*) shown="killed (expected to survive)" ;;
 		invalid/*) shown="invalid: $(field "$dir" detail)" ;;
 		esac

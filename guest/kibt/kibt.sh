@@ -4,7 +4,8 @@
 # a sealed, non-exported kernel function are reported as "Missing ENDBR"
 # (the guest boots with ibt=warn, so the kernel carries on); an indirect call
 # to an exported function that starts with ENDBR is not.
-# Needs a CPU with IBT: without the "ibt" cpuinfo flag every test skips.
+# Needs a CPU with IBT and a kernel built with X86_KERNEL_IBT: without
+# either, every test skips.
 
 # Sealed in our test kernels: global, never address-taken, harmless to call.
 SEALED=nr_processes
@@ -31,10 +32,17 @@ run_module() {
 echo "KTAP version 1"
 echo "1..5"
 
+# ibt_selftest() exists only in a kernel built with X86_KERNEL_IBT.
+why=
 if ! grep -qw ibt /proc/cpuinfo; then
+	why="CPU has no IBT"
+elif ! grep -qw ibt_selftest /proc/kallsyms; then
+	why="kernel built without X86_KERNEL_IBT"
+fi
+if [ -n "$why" ]; then
 	for t in boot_detected boot_selftest noendbr_module_function \
 		sealed_kernel_function exported_function_allowed; do
-		result skip "$t" "kernel_ibt: CPU has no IBT"
+		result skip "$t" "kernel_ibt: $why"
 	done
 	exit 0
 fi
