@@ -428,7 +428,9 @@ def cmd_test(args):
     for n in names:
         if plats[n]["kind"] != "bochs":
             run_platform(n, plats[n], out, args.expect_log)
-    if "qemu-ibt" in names:
+    # uibt exec boots the kernel under test on qemu-ibt's CPU (make test-debug:
+    # the debug kernel, platform qemu-ibt-debug).
+    if {"qemu-ibt", "qemu-ibt-debug"} & set(names):
         require(exec_test.BIN, "uibt exec's test programs")
         say("uibt: uibt exec's own tests (./uibt exec on qemu-ibt, tests/exec)")
         res = exec_test.run_all(say)

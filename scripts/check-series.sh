@@ -12,8 +12,8 @@
 # checkpatch'ed): to go on after fixing patch N, when an earlier run proved
 # that patches 1 to N-1 build.
 #
-# A kernel whose sources (the tree but Documentation/, tools/cet and
-# tools/testing, which its build does not read) and configuration were
+# A kernel whose sources (the tree but tools/cet and tools/testing, which
+# its build does not read), configuration and compiler were
 # already built without error, by this run or an earlier one, is not built
 # again ("build same"): after a change to a selftest only, the patches
 # whose kernel did not change cost a tools build.  The record is
@@ -72,9 +72,9 @@ kernel_id() {
 	[ -n "$tree" ] || return
 	{
 		printf '%s\n' "$tree" |
-			grep -v -e $'\tDocumentation/' -e $'\ttools/cet/' \
-				-e $'\ttools/testing/'
+			grep -v -e $'\ttools/cet/' -e $'\ttools/testing/'
 		cat "${fragments[@]}" "$top/scripts/kconfig.sh"
+		gcc --version
 	} | sha1sum | cut -c1-40
 }
 

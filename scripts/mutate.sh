@@ -242,6 +242,8 @@ build_and_test() {
 # only (the build checks each exported function's landing pad there).
 debug_build() {
 	local dir=$1
+	failed=''
+	harness_rc=0
 	configure "$kout_debug" "${fragments[@]}" "$top/config/debug.config"
 	echo "  building the debug kernel's vDSO (log: $(rel "$dir")/kernel-debug.log)"
 	if make -C "$wt" O="$kout_debug" -j"$jobs" arch/x86/entry/vdso/ \
