@@ -20,6 +20,9 @@ root=$out/root
 
 die() { echo "guest: $*" >&2; exit 1; }
 run() { "$@" >>"$log" 2>&1 || die "'$*' failed; see $log"; }
+# Whether an ELF file carries the x86 IBT property
+is_marked() { readelf -n "$1" | grep -q 'x86 feature: IBT'; }
+ibt_marked() { is_marked "$1" || die "$1 lacks the IBT property"; }
 # pack DIR FILE: DIR as a reproducible gzipped newc cpio archive
 pack() {
 	(cd "$1" && find . | LC_ALL=C sort |
@@ -56,8 +59,7 @@ mkdir -p "$root.new/tests/bench"
 run gcc -O2 -static -nostdlib -ffreestanding -fno-asynchronous-unwind-tables \
 	-fcf-protection=branch -fno-jump-tables -I "$ksrc/tools/include/nolibc" \
 	-include nolibc.h -o "$out/bench" "$top/guest/bench/bench.c" -lgcc
-readelf -n "$out/bench" | grep -q 'x86 feature: IBT' ||
-	die "$out/bench lacks the IBT property"
+ibt_marked "$out/bench"
 install -m 755 "$out/bench" "$top/guest/bench/run" "$root.new/tests/bench/"
 
 # cetcmd and the IBT selftests, once the series carries them.  cetcmd and
@@ -67,9 +69,6 @@ install -m 755 "$out/bench" "$top/guest/bench/run" "$root.new/tests/bench/"
 g236=$top/build/glibc-2.36/root
 [ -f "$g236/.installed" ] || die "glibc is not built: run 'make glibc'"
 cet_cc="gcc --sysroot=$g236 -B$g236/usr/lib64/ -L$g236/usr/lib64"
-ibt_marked() {
-	readelf -n "$1" | grep -q 'x86 feature: IBT' || die "$1 lacks the IBT property"
-}
 # (Their rules do not depend on the compiler: build them again each time.)
 rm -f "$out/cet/cetcmd" "$out/cet/cettrace" "$out/ibt/cetcmd" "$out/ibt/cettrace"
 if [ -f "$ksrc/tools/cet/Makefile" ]; then
@@ -102,7 +101,7 @@ cp "$g241"/lib64/{ld-linux-x86-64.so.2,libc.so.6,libm.so.6} \
 	"$root.new/opt/glibc-2.41/lib64/"
 for f in "$root.new/lib64/ld-linux-x86-64.so.2" \
 	"$root.new/opt/glibc-2.41/lib64/ld-linux-x86-64.so.2"; do
-	readelf -n "$f" | grep -q 'x86 feature: IBT' ||
+	is_marked "$f" ||
 		die "$f lacks the IBT property: was glibc configured with --enable-cet?"
 done
 
@@ -141,12 +140,10 @@ run "${cc236[@]}" -fcf-protection=branch -DWITH_NEEDED "${at241[@]}" \
 	-Wl,-rpath,/tests/clients
 for f in host-236 host-236-static host-236-needed host-241 host-241-needed \
 	plugin-marked.so; do
-	readelf -n "$co/$f" | grep -q 'x86 feature: IBT' ||
-		die "$co/$f lacks the IBT property"
+	ibt_marked "$co/$f"
 done
 for f in plugin-unmarked.so libneeded.so; do
-	! readelf -n "$co/$f" | grep -q 'x86 feature: IBT' ||
-		die "$co/$f has the IBT property; it must not"
+	! is_marked "$co/$f" || die "$co/$f has the IBT property; it must not"
 done
 install -m 755 "$co"/host-* "$co"/*.so "$c/clients.sh" "$root.new/tests/clients/"
 
