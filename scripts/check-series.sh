@@ -12,8 +12,9 @@
 # checkpatch'ed): to go on after fixing patch N, when an earlier run proved
 # that patches 1 to N-1 build.
 #
-# A kernel whose sources (the tree but tools/cet and tools/testing, which
-# its build does not read), configuration and compiler were
+# A kernel whose sources (the tree but tools/cet, tools/testing and
+# Documentation/ but its Kconfig, which its build does not read),
+# configuration and compiler were
 # already built without error, by this run or an earlier one, is not built
 # again ("build same"): after a change to a selftest only, the patches
 # whose kernel did not change cost a tools build.  The record is
@@ -65,14 +66,16 @@ build_tools() {
 }
 
 # What the kernel build of the worktree's HEAD reads: its sources, the
-# fragments and kconfig.sh.  (git ls-tree takes no exclude pathspecs.)
+# fragments and kconfig.sh.  Of Documentation/, the build reads only
+# Documentation/Kconfig.  (git ls-tree takes no exclude pathspecs.)
 kernel_id() {
 	local tree
 	tree=$(git -C "$work" ls-tree -r HEAD) || return
 	[ -n "$tree" ] || return
 	{
 		printf '%s\n' "$tree" |
-			grep -v -e $'\ttools/cet/' -e $'\ttools/testing/'
+			grep -v -e $'\ttools/cet/' -e $'\ttools/testing/' \
+				-e $'\tDocumentation/[^K]' -e $'\tDocumentation/K[^c]'
 		cat "${fragments[@]}" "$top/scripts/kconfig.sh"
 		gcc --version
 	} | sha1sum | cut -c1-40

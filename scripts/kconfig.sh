@@ -22,6 +22,12 @@ order=()
 while IFS= read -r line; do
 	case "$line" in
 	CONFIG_*=*) opt=${line%%=*} ;;
+	# merge_config.sh takes this form of =n too
+	'# CONFIG_'*' is not set')
+		opt=${line#'# '}
+		opt=${opt%' is not set'}
+		line=$opt=n
+		;;
 	*) continue ;;
 	esac
 	[ -n "${last[$opt]+set}" ] || order+=("$opt")

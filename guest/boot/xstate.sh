@@ -30,14 +30,17 @@ if grep -q "Supporting XSAVE feature 0x800: 'Control-flow User registers'" "$log
 else
 	echo "not ok 2 cet_u_supported"
 fi
-# CET_U is 16 bytes; in the compacted format its offset is 64-byte aligned
-# only if CPUID says so, and at least 576 (legacy area plus header).
+# Where CET_U (16 bytes: U_CET and PL3_SSP) must be: worked out from CPUID
+# leaf 0xD by xsave_layout, from the SDM's rule for the compacted format,
+# for the features the kernel enabled; the kernel's own offset must match.
 line=$(grep -o 'xstate_offset\[11\]: *[0-9]*, xstate_sizes\[11\]: *[0-9]*' "$log")
 off=$(echo "$line" | sed 's/.*\[11\]: *\([0-9]*\),.*/\1/')
 size=${line##* }
-if [ -n "$off" ] && [ "$off" -ge 576 ] && [ "$size" = 16 ]; then
+mask=$(sed -n "s/.*Enabled xstate features \(0x[0-9a-f]*\),.*/\1/p" "$log")
+want=$(/tests/boot/xsave_layout "$mask" 11 || true)
+if [ -n "$off" ] && [ "$off $size" = "$want" ] && [ "$size" = 16 ]; then
 	echo "ok 3 cet_u_offset"
 else
-	echo "# xstate line: '$line'"
+	echo "# kernel: '$line', enabled '$mask'; CPUID and the SDM say offset, size '$want' (size 16)"
 	echo "not ok 3 cet_u_offset"
 fi
