@@ -133,10 +133,10 @@ test: build
 # qemu-ibt-debug): user IBT on a kernel that does not use IBT itself.  Its
 # own build and log folders (build/kbuild-debug, build/guest-debug,
 # build/logs-debug).
-DEBUG_VARS = KOUT=$(B)/kbuild-debug GUEST=$(B)/guest-debug \
-	LOGDIR=$(B)/logs-debug FRAGMENTS="$(FRAGMENTS) config/debug.config"
 test-debug:
-	@$(MAKE) --no-print-directory test-debug-run $(DEBUG_VARS)
+	@$(MAKE) --no-print-directory test-debug-run \
+		KOUT=$(B)/kbuild-debug GUEST=$(B)/guest-debug LOGDIR=$(B)/logs-debug \
+		FRAGMENTS="$(FRAGMENTS) config/debug.config"
 
 .PHONY: test-debug-run
 # KASAN and lockdep announce themselves at boot: check that they did, so

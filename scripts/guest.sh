@@ -52,18 +52,18 @@ install -m 644 "$out/kibt/kibt.ko" "$root.new/tests/kibt/"
 install -m 755 "$top/guest/kibt/kibt.sh" "$root.new/tests/kibt/"
 mkdir -p "$root.new/tests/boot"
 install -m 755 "$top/guest/boot/xstate.sh" "$top/guest/boot/la57.sh" "$root.new/tests/boot/"
-# xstate.sh's oracle: the compacted XSAVE layout from CPUID (nolibc).
-run gcc -O2 -static -nostdlib -ffreestanding -fno-asynchronous-unwind-tables \
-	-fcf-protection=branch -I "$ksrc/tools/include/nolibc" -include nolibc.h \
-	-o "$out/xsave_layout" "$top/guest/boot/xsave_layout.c" -lgcc
+# The guest's own small programs: static, nolibc, -fcf-protection=branch
+# (all of their code has landing pads, and they carry the IBT property).
+nolibc_cc=(gcc -O2 -static -nostdlib -ffreestanding
+	-fno-asynchronous-unwind-tables -fcf-protection=branch
+	-I "$ksrc/tools/include/nolibc" -include nolibc.h)
+# xstate.sh's oracle: the compacted XSAVE layout from CPUID.
+run "${nolibc_cc[@]}" -o "$out/xsave_layout" "$top/guest/boot/xsave_layout.c" -lgcc
 install -m 755 "$out/xsave_layout" "$root.new/tests/boot/"
 
-# The bench workload: nolibc and -fcf-protection=branch, so that all of its
-# code has landing pads and the binary carries the IBT property.
+# The bench workload.
 mkdir -p "$root.new/tests/bench"
-run gcc -O2 -static -nostdlib -ffreestanding -fno-asynchronous-unwind-tables \
-	-fcf-protection=branch -fno-jump-tables -I "$ksrc/tools/include/nolibc" \
-	-include nolibc.h -o "$out/bench" "$top/guest/bench/bench.c" -lgcc
+run "${nolibc_cc[@]}" -fno-jump-tables -o "$out/bench" "$top/guest/bench/bench.c" -lgcc
 ibt_marked "$out/bench"
 install -m 755 "$out/bench" "$top/guest/bench/run" "$root.new/tests/bench/"
 

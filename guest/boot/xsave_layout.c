@@ -21,39 +21,19 @@ static void cpuid(unsigned int leaf, unsigned int sub, unsigned int r[4])
 			 : "a"(leaf), "c"(sub));
 }
 
-static unsigned long parse(const char *s, int base)
-{
-	unsigned long v = 0;
-
-	if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	for (; *s; s++) {
-		int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			return -1UL;
-		v = v * base + d;
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long mask, feature, off = 576;
 	unsigned int r[4];
 	unsigned int i;
+	char *end1, *end2;
 
 	if (argc != 3)
 		return 2;
-	mask = parse(argv[1], 16);
-	feature = parse(argv[2], 10);
-	if (mask == -1UL || feature < 2 || feature > 63 || !(mask & (1UL << feature)))
+	mask = strtoul(argv[1], &end1, 16);
+	feature = strtoul(argv[2], &end2, 10);
+	if (*end1 || *end2 || feature < 2 || feature > 63 ||
+	    !(mask & (1UL << feature)))
 		return 2;
 	for (i = 2; i <= feature; i++) {
 		if (!(mask & (1UL << i)))
