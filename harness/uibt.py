@@ -83,9 +83,15 @@ def die(msg):
 
 
 def load_platforms():
+    """The platforms, by name; "like": NAME takes NAME's fields but those set."""
     with open(PLATFORMS) as f:
         plats = json.load(f)
     for name, plat in plats.items():
+        like = plat.pop("like", None)
+        if like:
+            if "like" in plats[like]:
+                die(f"{PLATFORMS}: {name} is like {like}, itself like another")
+            plats[name] = plat = {**plats[like], **plat}
         plat["name"] = name
     return plats
 

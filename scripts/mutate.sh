@@ -25,9 +25,13 @@
 # Environment: MUTATE_FORCE=1 reruns recorded mutants; MUTATE_BASELINE=0
 # skips the baseline; MUTATE_JOBS (default: nproc) for the kernel build.
 #
+# A mutant killed by tests other than those its header names is booted a
+# second time, and counts as killed only if a same test fails on the same
+# platform again ("unconfirmed" otherwise: a flaky test is no kill).
+#
 # Exit status: 0 if every mutant was killed (mutants declared equivalent on
-# this platform aside), 1 if one survived or was invalid (did not apply or
-# did not build), 2 if the run could not be set up.
+# this platform aside), 1 if one survived, was unconfirmed or was invalid
+# (did not apply or did not build), 2 if the run could not be set up.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -186,6 +190,10 @@ out = {}
 for name in sys.argv[3:]:
     out[name] = plats[name]
     out[name]["suites"] = ["linux"]
+    like = plats[name].get("like")
+    if like and like not in out:
+        out[like] = plats[like]
+        out[like]["default"] = False
 with open(sys.argv[2], "w") as f:
     json.dump(out, f, indent=2)
 EOF
@@ -221,13 +229,24 @@ build_and_test() {
 		return 0
 	fi
 	cat "$guest/build.log" >>"$dir/guest.log" 2>/dev/null || true
+	boot_suite "$dir"
+}
+
+# Boot the built kernel and guest with the suite, logs in dir; sets outcome
+# and failed ("PLATFORM: prog: test" lines: which platform failed matters
+# when the same test passes on another).
+boot_suite() {
+	local dir=$1
+	failed=''
+	harness_rc=0
+	mkdir -p "$dir"
 	echo "  booting ${mutate_platforms[*]} with the suite (consoles:" \
 		"$(rel "$dir")/PLATFORM/console.log, harness: $(rel "$dir")/harness.log)"
 	(cd "$top" && UIBT_KOUT="$kout" UIBT_GUEST="$guest" UIBT_LOGS="$dir" \
 		UIBT_PLATFORMS="$platforms" \
 		python3 harness/uibt.py test --platforms "$(IFS=,; echo "${mutate_platforms[*]}")") \
 		>"$dir/harness.log" 2>&1 || harness_rc=$?
-	failed=$(sed -n 's/^  qemu-ibt[a-z0-9-]*: FAIL  //p' "$dir/harness.log" |
+	failed=$(sed -n 's/^  \(qemu-ibt[a-z0-9-]*\): FAIL  /\1: /p' "$dir/harness.log" |
 		sed 's/  (.*$//' | sort -u)
 	if [ "$harness_rc" -eq 0 ]; then
 		outcome=passed
@@ -236,6 +255,12 @@ build_and_test() {
 	else
 		outcome='harness-error'
 	fi
+}
+
+# The failures of two runs that are the same test on the same platform.
+common_failures() {
+	comm -12 <(printf '%s\n' "$1" | sed '/^$/d' | sort -u) \
+		<(printf '%s\n' "$2" | sed '/^$/d' | sort -u)
 }
 
 # A debug-build mutant: make test-debug's kernel configuration, its vDSO
@@ -335,7 +360,23 @@ run_mutant() {
 		status=invalid
 		detail="the harness could not judge, exit status $harness_rc (harness.log)" ;;
 	failed)
-		status=killed detail="by the suite" ;;
+		status=killed detail="by the suite"
+		# A kill by tests other than the named ones may be a flaky test
+		# (three boots per mutant triple that chance): boot again, and
+		# count it only if a same test fails on the same platform again.
+		if [ "$kind" = suite ] && ! expected_hit "$killer" "$(printf '%s\n' "$failed" | paste -sd';' | sed 's/;/; /g')"; then
+			local first=$failed
+			echo "  not killed by the expected test; booting again to confirm"
+			boot_suite "$dir/again"
+			failed=$(common_failures "$first" "$failed")
+			if [ -n "$failed" ]; then
+				detail="by the suite, not the expected test, the same failure twice (again/)"
+			else
+				status=unconfirmed
+				detail="a failure that did not repeat (again/): flaky, or a race"
+				failed=$first
+			fi
+		fi ;;
 	passed)
 		status=survived detail="the suite passes" ;;
 	esac
@@ -355,8 +396,9 @@ expected_hit() {
 	for k in "${ks[@]}"; do
 		k=${k# }
 		k="${k%%:*}: ${k#*:}"
+		# "PLATFORM: prog: test", or "prog: test" in an older record
 		case "; $failed;" in
-		*"; $k;"*) return 0 ;;
+		*" $k;"*) return 0 ;;
 		esac
 	done
 	return 1
@@ -392,6 +434,7 @@ table() {
 		killed/build) shown="killed (build)" ;;
 		killed/debug-build) shown="killed (debug kernel's build)" ;;
 		killed/*) shown="killed (expected to survive)" ;;
+		unconfirmed/*) shown="unconfirmed: failed once, passed when booted again" ;;
 		invalid/*) shown="invalid: $(field "$dir" detail)" ;;
 		esac
 		case "$kind" in
@@ -405,7 +448,7 @@ table() {
 
 count() {
 	local p status kind
-	killed=0 survived=0 invalid=0 equivalent=0 missing=0
+	killed=0 survived=0 invalid=0 equivalent=0 missing=0 unconfirmed=0
 	for p in "${selected[@]}"; do
 		status=$(field "$logs/${p%.patch}" status)
 		kind=$(kind_of "$(killer_of "$(header "$mdir/$p")")")
@@ -418,6 +461,7 @@ count() {
 				survived=$((survived + 1))
 			fi ;;
 		invalid) invalid=$((invalid + 1)) ;;
+		unconfirmed) unconfirmed=$((unconfirmed + 1)) ;;
 		*) missing=$((missing + 1)) ;;
 		esac
 	done
@@ -438,6 +482,6 @@ echo
 cat "$logs/results.md"
 count
 echo
-echo "mutate: $killed killed, $survived survived, $invalid invalid, $equivalent equivalent" \
-	"(survived, as declared), of ${#selected[@]}; table: $(rel "$logs")/results.md"
-[ "$survived" -eq 0 ] && [ "$invalid" -eq 0 ] && [ "$missing" -eq 0 ]
+echo "mutate: $killed killed, $survived survived, $unconfirmed unconfirmed, $invalid invalid," \
+	"$equivalent equivalent (survived, as declared), of ${#selected[@]}; table: $(rel "$logs")/results.md"
+[ "$survived" -eq 0 ] && [ "$invalid" -eq 0 ] && [ "$missing" -eq 0 ] && [ "$unconfirmed" -eq 0 ]
