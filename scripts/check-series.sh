@@ -60,8 +60,11 @@ build_tools() {
 	fi
 	if [ -f "$work/tools/testing/selftests/x86/ibt/Makefile" ]; then
 		mkdir -p "$out/selftests-ibt"
+		make -C "$work" O="$out" INSTALL_HDR_PATH="$out/hdr" \
+			headers_install || return
 		make -C "$work/tools/testing/selftests/x86/ibt" \
-			OUTPUT="$out/selftests-ibt"
+			OUTPUT="$out/selftests-ibt" \
+			KHDR_INCLUDES="-isystem $out/hdr/include"
 	fi
 }
 

@@ -85,7 +85,10 @@ fi
 st=$ksrc/tools/testing/selftests/x86/ibt
 if [ -f "$st/Makefile" ]; then
 	mkdir -p "$out/ibt" "$root.new/tests/ibt"
-	run make -C "$st" OUTPUT="$out/ibt" CET_CC="$cet_cc"
+	# The selftests see the series' uapi headers, not the build machine's.
+	run make -C "$ksrc" O="$kout" INSTALL_HDR_PATH="$out/hdr" headers_install
+	run make -C "$st" OUTPUT="$out/ibt" CET_CC="$cet_cc" \
+		KHDR_INCLUDES="-isystem $out/hdr/include"
 	ibt_marked "$out/ibt/cetcmd"
 	for f in "$out"/ibt/*; do
 		[ -f "$f" ] && [ -x "$f" ] && install -m 755 "$f" "$root.new/tests/ibt/"
