@@ -345,6 +345,45 @@ class Parse(unittest.TestCase):
             self.assertEqual(self.bochs_boot(other), [("boot", "(kernel log)")], other)
 
 
+class Only(unittest.TestCase):
+    """test --only: a boot that runs some programs is judged on those."""
+
+    LIST = "ibt/ibt_basic user_ibt\nibt/ibt_nocpu !user_ibt\nmisc -\nmisc:c user_ibt\n"
+
+    def judge_only(self, only, text):
+        plat = {"features": ["user_ibt"]}
+        saved = uibt.MANIFEST, uibt.ONLY[:]
+        with tempfile.TemporaryDirectory() as d:
+            uibt.MANIFEST = os.path.join(d, "tests")
+            with open(uibt.MANIFEST, "w") as f:
+                f.write(self.LIST)
+            uibt.ONLY[:] = only
+            try:
+                return statuses(uibt.judge(plat, "linux", text))
+            finally:
+                uibt.MANIFEST, uibt.ONLY[:] = saved
+
+    def one_program(self, status):
+        return "\n".join(["Linux version 6.12", "KTAP version 1", "1..1",
+                          "uibt: begin misc", "  KTAP version 1", "  1..2",
+                          f"  {status} 1 a", "  ok 2 c", "uibt: end misc rc=0",
+                          f"{status} 1 misc", "uibt: done", ""])
+
+    def test_programs_left_out_are_not_missing(self):
+        res = self.judge_only(["misc"], self.one_program("ok"))
+        self.assertIn(("misc", "a", "pass"), res)
+        self.assertNotIn("fail", [r[2] for r in res], res)
+        self.assertNotIn("ibt/ibt_basic", [r[0] for r in res])
+
+    def test_a_failure_of_a_program_run_counts(self):
+        res = self.judge_only(["misc"], self.one_program("not ok"))
+        self.assertIn(("misc", "a", "fail"), res)
+
+    def test_without_only_the_others_are_missing(self):
+        res = self.judge_only([], self.one_program("ok"))
+        self.assertIn("fail", [r[2] for r in res if r[0] == "ibt/ibt_basic"], res)
+
+
 # A stand-in for QEMU: writes the console it is given (-serial file:PATH),
 # then behaves as the scenario says after the done marker.
 FAKE_EMULATOR = """#!{python}

@@ -255,9 +255,15 @@ def stop(proc):
 
 # --- judging ---------------------------------------------------------------
 
+# test --only: the Linux suite's programs that a boot runs (all when empty).
+ONLY = []
+
+
 def judge(plat, suite, text):
     spec = SUITES[suite]
     manifest = spec.get("manifest") or ktap.load_manifest(MANIFEST)
+    if suite == "linux" and ONLY:
+        manifest = [m for m in manifest if m[0] in ONLY]
     con = ktap.parse(text, flat=spec["flat"], done=spec["done"])
     return ktap.results(con, manifest, set(plat.get("features", [])),
                         plat.get("boot_allowed_log", []),
@@ -307,7 +313,8 @@ def run_platform(name, plat, out, expect_log=()):
         workdir = os.path.join(LOGS, name if suite == "linux" else f"{name}-{suite}")
         say(f"uibt: {name}: booting {suite} ({plat['description']}); console: "
             f"{os.path.relpath(os.path.join(workdir, 'console.log'), TOP)}")
-        text, elapsed = boot(name, plat, suite, "test", workdir)
+        only = f"uibt.only={','.join(ONLY)}" if suite == "linux" and ONLY else ""
+        text, elapsed = boot(name, plat, suite, "test", workdir, extra_cmdline=only)
         if suite == "linux" and lost_ibt_selftest(plat, text):
             # Under IDT, an interrupt taken between the selftest's indirect
             # JMP and its target clears the supervisor tracker (the CPU
@@ -316,7 +323,7 @@ def run_platform(name, plat, out, expect_log=()):
             # emulation fails twice; a lost race does not.
             say(f"uibt: {name}: the kernel's IBT selftest failed at boot; "
                 "booting once more (an interrupt in the selftest's window)")
-            text, more = boot(name, plat, suite, "test", workdir)
+            text, more = boot(name, plat, suite, "test", workdir, extra_cmdline=only)
             elapsed += more
         r = judge(plat, suite, text)
         if suite == "linux":
@@ -420,6 +427,15 @@ def cmd_test(args):
     require(INITRD, "the initramfs")
     require(MANIFEST, "the test list of the initramfs")
     require(INSN_ELF, "the instruction-level test image")
+    if args.only:
+        listed = [m[0] for m in ktap.load_manifest(MANIFEST)]
+        ONLY[:] = args.only.split(",")
+        for prog in ONLY:
+            if prog not in listed:
+                die(f"--only: {prog} is not in the test list ({os.path.relpath(MANIFEST, TOP)})")
+        for n in names:
+            if plats[n]["kind"] == "bochs":
+                die(f"--only: {n} is Bochs, whose ISO fixes the kernel command line")
     os.makedirs(LOGS, exist_ok=True)
 
     out = {}
@@ -436,7 +452,7 @@ def cmd_test(args):
             run_platform(n, plats[n], out, args.expect_log)
     # uibt exec boots the kernel under test on qemu-ibt's CPU (make test-debug:
     # the debug kernel, platform qemu-ibt-debug).
-    if {"qemu-ibt", "qemu-ibt-debug"} & set(names):
+    if {"qemu-ibt", "qemu-ibt-debug"} & set(names) and not ONLY:
         require(exec_test.BIN, "uibt exec's test programs")
         say("uibt: uibt exec's own tests (./uibt exec on qemu-ibt, tests/exec)")
         res = exec_test.run_all(say)
@@ -650,6 +666,9 @@ def main():
                    help="also check that the harness catches failures")
     t.add_argument("--expect-log", action="append", default=[], metavar="REGEX",
                    help="fail unless each Linux boot's console matches REGEX")
+    t.add_argument("--only", metavar="PROG[,PROG...]",
+                   help="run only these programs of the Linux suite (and not "
+                   "uibt exec's tests)")
     r = sub.add_parser("run", help="boot into the demo and a shell")
     r.add_argument("--platform", default="qemu")
     b = sub.add_parser("bench", help="time a workload with IBT on and off")

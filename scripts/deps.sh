@@ -25,6 +25,8 @@ packages=(
 	libcap-ng-dev
 	# glibc from source with --enable-cet (the guest's C libraries)
 	gawk
+	# make mutate: each mutant's files compiled again after its reset
+	ccache
 )
 
 missing=()

@@ -16,14 +16,25 @@
 #   build/logs-mutate/NAME/ apply.log, kernel.log, guest.log, harness.log,
 #                           PLATFORM/console.log and results.txt, result
 #   build/logs-mutate/results.md   the table of this run
+#   mutants/linux/results.tsv      every result, kept in the repository
 #
 # First the unmutated tree runs the same way (build/logs-mutate/baseline):
 # if the suite fails without a mutant, killing one proves nothing.
-# Results are recorded per mutant with the HEAD, the patch and the test
-# set-up they were obtained with; a rerun skips what is recorded.
+# Results are recorded per mutant with the series (build/linux's tree), the
+# patch and the test set-up they were obtained with, in the mutant's log
+# folder and in mutants/linux/results.tsv: a rerun skips what is recorded,
+# also in a later session whose build/ is new, as long as those three are
+# the same.  Commit results.tsv with the work it speaks of.
+#
+# A mutant is booted first on qemu-ibt with only the programs its header
+# names (uibt.only=): one of its named tests failing there is a kill.
+# Otherwise it boots as the baseline did, the whole suite on the three
+# platforms.  MUTATE_FULL=1 always boots the whole suite.
 #
 # Environment: MUTATE_FORCE=1 reruns recorded mutants; MUTATE_BASELINE=0
 # skips the baseline; MUTATE_JOBS (default: nproc) for the kernel build.
+# Kernel builds go through ccache where it is installed (make deps): each
+# mutant's files are compiled again once it is reset, from the cache.
 #
 # A mutant killed by tests other than those its header names is booted a
 # second time, and counts as killed only if a same test fails on the same
@@ -42,9 +53,12 @@ kout_debug=$top/build/mutate-kbuild-debug
 guest=$top/build/mutate-guest
 logs=$top/build/logs-mutate
 mdir=$top/mutants/linux
+store=$mdir/results.tsv
 jobs=${MUTATE_JOBS:-$(nproc)}
 platforms_src=${UIBT_PLATFORMS:-$top/harness/platforms.json}
 platforms=$logs/platforms.json
+kcc=gcc
+command -v ccache >/dev/null && kcc="ccache gcc"
 
 die() { echo "mutate: $*" >&2; exit 2; }
 rel() { echo "${1#"$top"/}"; }
@@ -117,6 +131,8 @@ exec 9>"$logs/.lock"
 flock -n 9 || die "another mutation run holds $(rel "$logs")/.lock"
 
 head=$(git -C "$tree" rev-parse --verify HEAD) || die "build/linux has no HEAD"
+# The series as content: the same in every session that applies it.
+series=$(git -C "$tree" rev-parse --verify 'HEAD^{tree}') || die "build/linux has no tree"
 
 # The test kernel's fragments (as make test: all but the debug kernel's).
 fragments=()
@@ -213,12 +229,13 @@ outcome=''	# build-failed, guest-failed, passed, failed, harness-error
 failed=''		# the failing tests, one a line ("prog: test")
 harness_rc=0
 
-build_and_test() {
+# The kernel and the guest of the worktree as it is; outcome is set on a
+# failure only.
+build_kernel_guest() {
 	local dir=$1
-	failed=''
-	harness_rc=0
+	outcome=''
 	echo "  building the kernel (log: $(rel "$dir")/kernel.log)"
-	if ! make -C "$wt" O="$kout" -j"$jobs" bzImage modules >"$dir/kernel.log" 2>&1; then
+	if ! make -C "$wt" O="$kout" CC="$kcc" -j"$jobs" bzImage modules >"$dir/kernel.log" 2>&1; then
 		outcome='build-failed'
 		return 0
 	fi
@@ -229,22 +246,45 @@ build_and_test() {
 		return 0
 	fi
 	cat "$guest/build.log" >>"$dir/guest.log" 2>/dev/null || true
+}
+
+# Build, then boot: with a list of programs, first qemu-ibt with only those
+# (where they pass alone on the baseline), then, unless that failed, the
+# whole suite.
+build_and_test() {
+	local dir=$1 only=${2:-}
+	failed=''
+	harness_rc=0
+	build_kernel_guest "$dir"
+	[ -z "$outcome" ] || return 0
+	if [ -n "$only" ] && baseline_only "$only"; then
+		boot_suite "$dir/only" "$only"
+		[ "$outcome" = failed ] && return 0
+		echo "  no named test failed there: the whole suite"
+	fi
 	boot_suite "$dir"
 }
 
 # Boot the built kernel and guest with the suite, logs in dir; sets outcome
 # and failed ("PLATFORM: prog: test" lines: which platform failed matters
-# when the same test passes on another).
+# when the same test passes on another).  With a second argument, a list
+# of programs: boot qemu-ibt only, running only those.
 boot_suite() {
-	local dir=$1
+	local dir=$1 only=${2:-} plats what
+	local -a sel=()
 	failed=''
 	harness_rc=0
 	mkdir -p "$dir"
-	echo "  booting ${mutate_platforms[*]} with the suite (consoles:" \
+	plats=$(IFS=,; echo "${mutate_platforms[*]}") what="the suite"
+	if [ -n "$only" ]; then
+		plats=qemu-ibt what="only $only"
+		sel=(--only "$only")
+	fi
+	echo "  booting $plats with $what (consoles:" \
 		"$(rel "$dir")/PLATFORM/console.log, harness: $(rel "$dir")/harness.log)"
-	(cd "$top" && UIBT_KOUT="$kout" UIBT_GUEST="$guest" UIBT_LOGS="$dir" \
-		UIBT_PLATFORMS="$platforms" \
-		python3 harness/uibt.py test --platforms "$(IFS=,; echo "${mutate_platforms[*]}")") \
+	(cd "$top" && UIBT_KOUT="${boot_kout:-$kout}" UIBT_GUEST="${boot_guest:-$guest}" \
+		UIBT_LOGS="$dir" UIBT_PLATFORMS="$platforms" \
+		python3 harness/uibt.py test --platforms "$plats" "${sel[@]}") \
 		>"$dir/harness.log" 2>&1 || harness_rc=$?
 	failed=$(sed -n 's/^  \(qemu-ibt[a-z0-9-]*\): FAIL  /\1: /p' "$dir/harness.log" |
 		sed 's/  (.*$//' | sort -u)
@@ -271,7 +311,7 @@ debug_build() {
 	harness_rc=0
 	configure "$kout_debug" "${fragments[@]}" "$top/config/debug.config"
 	echo "  building the debug kernel's vDSO (log: $(rel "$dir")/kernel-debug.log)"
-	if make -C "$wt" O="$kout_debug" -j"$jobs" arch/x86/entry/vdso/ \
+	if make -C "$wt" O="$kout_debug" CC="$kcc" -j"$jobs" arch/x86/entry/vdso/ \
 		>"$dir/kernel-debug.log" 2>&1; then
 		outcome=passed
 	else
@@ -285,36 +325,100 @@ field() {
 	sed -n "s/^$2=//p" "$1/result" | head -1
 }
 record() {
-	local dir=$1
+	local dir=$1 failed
+	failed=$(printf '%s\n' "$5" | sed '/^$/d' | paste -sd';' | sed 's/;/; /g')
 	{
 		echo "key=$2"
 		echo "status=$3"
 		echo "detail=$4"
-		echo "failed=$(printf '%s\n' "$5" | sed '/^$/d' | paste -sd';' | sed 's/;/; /g')"
+		echo "failed=$failed"
 	} >"$dir/result.tmp"
 	mv "$dir/result.tmp" "$dir/result"
+	store_put "${dir##*/}" "$2" "$3" "$4" "$failed"
 }
+# mutants/linux/results.tsv: NAME, key, status, detail, failed; a line a
+# mutant (and the baseline), the newest result.
+store_put() {
+	local tmp=$store.tmp
+	{
+		[ -f "$store" ] && awk -F'\t' -v n="$1" '$1 != n' "$store"
+		printf '%s\t%s\t%s\t%s\t%s\n' "$@"
+	} | LC_ALL=C sort >"$tmp"
+	mv "$tmp" "$store"
+}
+# A result recorded in the mutant's folder, or else in results.tsv (then
+# written to the folder, where the table reads it).
 recorded() {
-	[ -z "${MUTATE_FORCE:-}" ] && [ "$(field "$1" key)" = "$2" ] &&
-		[ -n "$(field "$1" status)" ]
+	local dir=$1 key=$2 line
+	[ -z "${MUTATE_FORCE:-}" ] || return 1
+	if [ "$(field "$dir" key)" = "$key" ] && [ -n "$(field "$dir" status)" ]; then
+		return 0
+	fi
+	[ -f "$store" ] || return 1
+	line=$(awk -F'\t' -v n="${dir##*/}" -v k="$key" '$1 == n && $2 == k' "$store" | head -1)
+	[ -n "$line" ] || return 1
+	mkdir -p "$dir"
+	printf '%s\n' "$line" | awk -F'\t' '{
+		print "key=" $2; print "status=" $3; print "detail=" $4; print "failed=" $5 }' \
+		>"$dir/result"
 }
 
 # --- the baseline --------------------------------------------------------------
+# Its kernel and guest are kept (baseline/kout, baseline/guest) for the
+# boots with only a mutant's named programs, which must pass there first.
+base_kout=$logs/baseline/kout
+base_guest=$logs/baseline/guest
 baseline() {
-	local dir=$logs/baseline key="$head none $setup_hash" start=$SECONDS
-	if recorded "$dir" "$key" && [ "$(field "$dir" status)" = passed ]; then
+	local dir=$logs/baseline key="$series none $setup_hash" start=$SECONDS
+	local keep=''
+	recorded "$dir" "$key" && [ "$(field "$dir" status)" = passed ] && keep=1
+	if [ -n "$keep" ] && [ "$(cat "$dir/built" 2>/dev/null)" = "$key" ]; then
 		echo "mutate: baseline: passed (recorded)"
-	else
-		rm -rf "$dir"
-		mkdir -p "$dir"
-		echo "mutate: baseline: the series without a mutant"
-		reset_worktree
-		build_and_test "$dir"
-		record "$dir" "$key" "$outcome" "" "$failed"
-		echo "  baseline: $outcome ($((SECONDS - start)) s)"
+		return 0
 	fi
+	mkdir -p "$dir"
+	echo "mutate: baseline: the series without a mutant"
+	reset_worktree
+	build_kernel_guest "$dir"
+	[ -z "$outcome" ] || die "the series does not build without a mutant ($outcome); see $(rel "$dir")"
+	rm -rf "$base_kout" "$base_guest"
+	mkdir -p "$base_kout/arch/x86/boot" "$base_guest/root/etc/uibt"
+	cp "$kout/arch/x86/boot/bzImage" "$base_kout/arch/x86/boot/"
+	cp "$guest/initramfs.cpio.gz" "$base_guest/"
+	cp "$guest/root/etc/uibt/tests" "$base_guest/root/etc/uibt/"
+	echo "$key" >"$dir/built"
+	if [ -n "$keep" ]; then
+		echo "mutate: baseline: passed (recorded; kernel and guest built again)"
+		return 0
+	fi
+	boot_suite "$dir"
+	record "$dir" "$key" "$outcome" "" "$failed"
+	echo "  baseline: $outcome ($((SECONDS - start)) s)"
 	[ "$(field "$dir" status)" = passed ] ||
 		die "the suite does not pass without a mutant ($(field "$dir" status): $(field "$dir" failed)); see $(rel "$dir")"
+}
+
+# Do these programs (comma-separated) pass alone on qemu-ibt without a
+# mutant?  Only then is their failing alone with one a kill.  Recorded
+# like a mutant, as baseline-only-PROGRAMS.
+baseline_only() {
+	local only=$1 name dir key
+	name=baseline-only-$(printf '%s' "$only" | tr '/,.' '_+_')
+	dir=$logs/$name key="$series only:$only $setup_hash"
+	if ! recorded "$dir" "$key"; then
+		if [ "$(cat "$logs/baseline/built" 2>/dev/null)" != "$series none $setup_hash" ]; then
+			echo "  no baseline kernel of this series to boot $only alone on: the whole suite"
+			return 1
+		fi
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		echo "  the baseline with only $only (must pass)"
+		boot_kout=$base_kout boot_guest=$base_guest boot_suite "$dir" "$only"
+		record "$dir" "$key" "$outcome" "" "$failed"
+	fi
+	[ "$(field "$dir" status)" = passed ] && return 0
+	echo "  $only does not pass alone on the baseline ($(field "$dir" status)): the whole suite"
+	return 1
 }
 
 # --- a mutant ------------------------------------------------------------------
@@ -325,7 +429,7 @@ run_mutant() {
 	killer=$(killer_of "$hdr")
 	kind=$(kind_of "$killer")
 	sum=$(sha1sum <"$mdir/$p" | cut -c1-40)
-	key="$head $sum $setup_hash"
+	key="$series $sum $setup_hash"
 	if recorded "$dir" "$key"; then
 		echo "mutate: $name: $(field "$dir" status) (recorded; MUTATE_FORCE=1 reruns it)"
 		return 0
@@ -341,6 +445,8 @@ run_mutant() {
 	fi
 	if [ "$kind" = debug-build ]; then
 		debug_build "$dir"
+	elif [ "$kind" = suite ] && [ -z "${MUTATE_FULL:-}" ]; then
+		build_and_test "$dir" "$(killer_programs "$killer")"
 	else
 		build_and_test "$dir"
 	fi
@@ -388,6 +494,17 @@ run_mutant() {
 }
 
 # --- the table ---------------------------------------------------------------------
+# The programs of a killer "prog:test, prog:test", comma-separated, once each
+killer_programs() {
+	local k
+	local -a ks
+	IFS=',' read -ra ks <<<"$1"
+	for k in "${ks[@]}"; do
+		k=${k# }
+		printf '%s\n' "${k%%:*}"
+	done | awk '!seen[$0]++' | paste -sd,
+}
+
 # Did one of the expected tests fail?  killer: "prog:test, prog:test"
 expected_hit() {
 	local killer=$1 failed=$2 k
@@ -410,7 +527,7 @@ table() {
 	local p name dir hdr killer kind status shown first
 	echo "# Mutation run"
 	echo
-	echo "build/linux at $head; $(date -u '+%Y-%m-%d %H:%M UTC'); qemu-ibt, also booted with nouseribt and with ibt=off; Linux suite."
+	echo "build/linux at $head (tree $series); $(date -u '+%Y-%m-%d %H:%M UTC'); qemu-ibt, also booted with nouseribt and with ibt=off; Linux suite; a mutant whose named tests fail in a first boot with only their programs is not booted again."
 	echo
 	echo "| mutant | result | expected killer | first failing tests |"
 	echo "|---|---|---|---|"
