@@ -131,8 +131,11 @@ exec 9>"$logs/.lock"
 flock -n 9 || die "another mutation run holds $(rel "$logs")/.lock"
 
 head=$(git -C "$tree" rev-parse --verify HEAD) || die "build/linux has no HEAD"
-# The series as content: the same in every session that applies it.
-series=$(git -C "$tree" rev-parse --verify 'HEAD^{tree}') || die "build/linux has no tree"
+# The series as content: the same in every session that applies it.  The
+# tree without Documentation/, which neither the kernel nor the tests read:
+# a change to ibt.rst alone keeps the results.
+git -C "$tree" rev-parse --verify -q 'HEAD^{tree}' >/dev/null || die "build/linux has no tree"
+series=$(git -C "$tree" ls-tree HEAD | grep -v $'\tDocumentation$' | git -C "$tree" mktree)
 
 # The test kernel's fragments (as make test: all but the debug kernel's).
 fragments=()
