@@ -120,10 +120,12 @@ install -m 755 "$top/guest/glibc/glibc-cet.sh" "$root.new/tests/glibc/"
 install -m 644 "$top/guest/glibc/expected" "$root.new/tests/glibc/"
 # glibc links its tests to their modules by the build folder's absolute path
 # (DT_NEEDED), and its own cross-testing runs them where that path exists:
-# so does the guest, pointing at the copies.
+# so does the guest, pointing at the copies.  guest/init makes the link
+# again where its tmpfs hides it (a build folder under /tmp).
 elfdir=$(realpath "$top/build/glibc-2.36/obj")/elf
 mkdir -p "$root.new$(dirname "$elfdir")"
 ln -s /tests/glibc "$root.new$elfdir"
+printf '%s\n' "$elfdir" >"$root.new/etc/uibt/glibc-elfdir"
 
 # Real clients (guest/clients): a marked program that loads plugins and
 # calls an unmarked DT_NEEDED library, linked against glibc 2.36 (its
