@@ -23,6 +23,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exec as uibt_exec  # noqa: E402
+import endbr  # noqa: E402
 import exec_test  # noqa: E402
 import ktap  # noqa: E402
 
@@ -415,6 +416,22 @@ def compare(out):
     return res
 
 
+def kernel_checks():
+    """Checks of the kernel binary itself: no stray kernel landing pad"""
+    name = "vmlinux has ENDBR64 bytes only in ENDBR64 instructions"
+    vmlinux = os.path.join(KOUT, "vmlinux")
+    try:
+        with open(os.path.join(KOUT, ".config")) as f:
+            ibt = "CONFIG_X86_KERNEL_IBT=y\n" in f.read()
+    except OSError:
+        ibt = False
+    if not ibt:
+        return [ktap.Result("kernel", name, "skip", "no X86_KERNEL_IBT: no kernel landing pads")]
+    found = endbr.stray(vmlinux)
+    detail = "; ".join(f"{a:#x} in {fn}" for a, fn in found[:5])
+    return [ktap.Result("kernel", name, "fail" if found else "pass", detail)]
+
+
 def cmd_test(args):
     plats = load_platforms()
     # A platform with "default": false boots only when named (make test-debug's).
@@ -427,9 +444,13 @@ def cmd_test(args):
     require(INITRD, "the initramfs")
     require(MANIFEST, "the test list of the initramfs")
     require(INSN_ELF, "the instruction-level test image")
+    # "kernel" in --only names the checks of the kernel binary (kernel_checks)
+    kernel = not args.only or "kernel" in args.only.split(",")
     if args.only:
         listed = [m[0] for m in ktap.load_manifest(MANIFEST)]
-        ONLY[:] = args.only.split(",")
+        ONLY[:] = [p for p in args.only.split(",") if p != "kernel"]
+        if not ONLY:
+            names = []
         for prog in ONLY:
             if prog not in listed:
                 die(f"--only: {prog} is not in the test list ({os.path.relpath(MANIFEST, TOP)})")
@@ -465,6 +486,10 @@ def cmd_test(args):
         c = count(res)
         say(f"uibt: harness: {c['pass']} passed, {c['fail']} failed")
         out["harness"] = (res, 0)
+    if kernel:
+        say("uibt: kernel: looking for stray ENDBR64 in vmlinux")
+        out["kernel"] = (kernel_checks(), 0)
+        names = names + ["kernel"]
     for t in threads:
         t.join()
     cmp = compare(out)
@@ -668,7 +693,8 @@ def main():
                    help="fail unless each Linux boot's console matches REGEX")
     t.add_argument("--only", metavar="PROG[,PROG...]",
                    help="run only these programs of the Linux suite (and not "
-                   "uibt exec's tests)")
+                   "uibt exec's tests); 'kernel' names the checks of vmlinux "
+                   "itself (no stray ENDBR64)")
     r = sub.add_parser("run", help="boot into the demo and a shell")
     r.add_argument("--platform", default="qemu")
     b = sub.add_parser("bench", help="time a workload with IBT on and off")
